@@ -1,0 +1,125 @@
+"""The reverse sweep: one walk back over a tape's nodes.
+
+A node is the tuple ``(op, inputs, outputs, params)`` that a tape recorded. The
+sweep first marks the nodes that depend on a source (a forward pass over the
+tape), then walks those backwards, calling each VJP only for inputs that lead to
+a source. Cotangents may carry leading batch axes, so one sweep seeded with an
+identity gives a whole jacobian.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .op import Op
+from .tensor import Tensor
+
+__all__ = ["Node", "backward"]
+
+Node = tuple  # (op: Op, inputs: tuple[Tensor], outputs: tuple[Tensor], params: dict)
+
+
+def backward(
+    nodes: list[Node], seeds: dict[int, Tensor], source_ids: set[int]
+) -> dict[int, Tensor]:
+    """Propagate ``seeds`` (cotangents keyed by tensor id) back to the sources.
+
+    Args:
+        nodes: recorded nodes in execution order.
+        seeds: the cotangent of each target; all share the same batch axes.
+        source_ids: ids of the tensors whose gradients are wanted.
+
+    Returns:
+        Cotangents keyed by id; a source absent from it is unconnected.
+    """
+    reach = set(source_ids)
+    relevant = []
+    for node in nodes:
+        for t in node[1]:
+            if t._id in reach:
+                relevant.append(node)
+                for out in node[2]:
+                    reach.add(out._id)
+                break
+
+    grads = dict(seeds)
+    for op, inputs, outputs, params in reversed(relevant):
+        if op.multi_output:
+            g = _multi_output_cotangent(grads, outputs, source_ids)
+            if g is None:
+                continue
+            out = outputs
+            nb = g[0].ndim - outputs[0]._value.ndim
+        else:
+            out = outputs[0]
+            key = out._id
+            g = grads.get(key) if key in source_ids else grads.pop(key, None)
+            if g is None:
+                continue
+            nb = g._value.ndim - out._value.ndim
+        if nb and not op.batched:
+            input_grads = _looped_vjp(op, g, out, inputs, params, nb, reach)
+        else:
+            input_grads = _vjp(op, g, out, inputs, params, reach)
+        for t, gt in zip(inputs, input_grads):
+            if gt is None or t._id not in reach:
+                continue
+            previous = grads.get(t._id)
+            grads[t._id] = gt if previous is None else previous + gt
+    return grads
+
+
+def _vjp(op: Op, g, out, inputs: tuple, params: dict, reach: set[int]) -> tuple:
+    if op.per_input:
+        return tuple(
+            fn(g, out, *inputs, **params)
+            if fn is not None and t._id in reach
+            else None
+            for fn, t in zip(op.vjp, inputs)
+        )
+    return op.vjp(g, out, *inputs, **params)
+
+
+def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
+    gs = [
+        grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None)
+        for o in outputs
+    ]
+    present = [g for g in gs if g is not None]
+    if not present:
+        return None
+    first = next(
+        (g, o) for g, o in zip(gs, outputs) if g is not None
+    )
+    batch = first[0]._value.shape[: first[0]._value.ndim - first[1]._value.ndim]
+    return tuple(
+        g if g is not None else Tensor(np.zeros(batch + o._value.shape, o._value.dtype))
+        for g, o in zip(gs, outputs)
+    )
+
+
+def _looped_vjp(op: Op, g, out, inputs, params, nb: int, reach: set[int]) -> tuple:
+    """VJP for an op whose rule takes one cotangent at a time (custom gradients)."""
+    from .ops import shape as S
+
+    multi = isinstance(g, tuple)
+    first = g[0] if multi else g
+    batch = first._value.shape[:nb]
+    count = int(np.prod(batch, dtype=np.int64))
+
+    def flat(t: Tensor) -> list[Tensor]:
+        return S.unstack(S.reshape(t, (count,) + t._value.shape[nb:]), axis=0)
+
+    rows = list(zip(*[flat(t) for t in g])) if multi else [(r,) for r in flat(g)]
+    per_row = [
+        _vjp(op, row if multi else row[0], out, inputs, params, reach) for row in rows
+    ]
+    result = []
+    for i, t in enumerate(inputs):
+        column = [r[i] for r in per_row]
+        if any(c is None for c in column):
+            result.append(None)
+            continue
+        stacked = S.stack(column, axis=0)
+        result.append(S.reshape(stacked, batch + t._value.shape))
+    return tuple(result)

@@ -1,0 +1,61 @@
+"""Helpers that VJPs share: batch axes and undoing broadcasting."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor import Tensor
+
+__all__ = ["nb", "normalize_axes", "unbroadcast"]
+
+
+def nb(g: Tensor, out: Tensor) -> int:
+    """How many leading batch axes the cotangent ``g`` carries beyond ``out``."""
+    return g._value.ndim - out._value.ndim
+
+
+def unbroadcast(g: Tensor, shape: tuple, nbatch: int) -> Tensor:
+    """Sum ``g`` down to ``batch + shape``, undoing NumPy broadcasting.
+
+    The first ``nbatch`` axes of ``g`` are batch axes and are kept. Axes that
+    broadcasting prepended are summed away; axes it stretched from 1 are summed
+    with keepdims. Written with engine ops, so outer tapes record it.
+    """
+    gshape = g._value.shape
+    if gshape[nbatch:] == shape:
+        return g
+    from .reduce import reduce_sum
+    from .shape import reshape
+
+    lead = len(gshape) - nbatch - len(shape)
+    axes = list(range(nbatch, nbatch + lead))
+    for i, d in enumerate(shape):
+        if d == 1 and gshape[nbatch + lead + i] != 1:
+            axes.append(nbatch + lead + i)
+    summed = reduce_sum(g, axis=tuple(axes), keepdims=True)
+    return reshape(summed, gshape[:nbatch] + tuple(shape))
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """``axis`` (None, an int, a sequence or an int tensor) as sorted non-negative ints.
+
+    Raises:
+        ValueError: if an axis is out of range for ``ndim`` dimensions.
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, Tensor):
+        axis = axis._value.tolist()
+    if isinstance(axis, (list, tuple)):
+        items = [int(a) for a in axis]
+    else:
+        items = [int(axis)]
+    out = []
+    for a in items:
+        if not -ndim <= a < ndim:
+            raise ValueError(
+                f"axis {a} is out of range for a tensor of rank {ndim}; use an axis "
+                f"in [{-ndim}, {ndim})."
+            )
+        out.append(a % ndim)
+    return tuple(sorted(set(out)))

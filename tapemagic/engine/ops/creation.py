@@ -1,0 +1,3 @@
+"""Placeholder module, filled in below."""
+
+__all__: list[str] = []

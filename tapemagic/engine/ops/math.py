@@ -1,0 +1,422 @@
+"""Elementwise ops: arithmetic, transcendental functions, comparisons, casts.
+
+Binary ops broadcast like NumPy and undo it in the VJP with ``unbroadcast``.
+Kinks and ties follow TensorFlow (see shared/TF-SEMANTICS.md in the project
+notes): ``abs'(0) = 0``, ``maximum`` gives a tie to its first argument,
+``clip_by_value`` passes the gradient at a bound exactly.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..op import apply, defop
+from ..tensor import Tensor, convert_inputs, convert_to_tensor
+from ._util import nb, unbroadcast
+
+__all__ = [
+    "abs",
+    "acos",
+    "add",
+    "add_n",
+    "asin",
+    "atan",
+    "cast",
+    "ceil",
+    "clip_by_value",
+    "cos",
+    "cosh",
+    "divide",
+    "divide_no_nan",
+    "equal",
+    "exp",
+    "expm1",
+    "floor",
+    "floordiv",
+    "greater",
+    "greater_equal",
+    "identity",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "less",
+    "less_equal",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "pow",
+    "reciprocal",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "squared_difference",
+    "stop_gradient",
+    "subtract",
+    "tan",
+    "tanh",
+    "truediv",
+    "where",
+]
+
+# NumPy warns on log(0), 0/0 and the like; TensorFlow computes inf/nan silently,
+# and so do we. Only warnings raised from the op library's own lines are hidden.
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapemagic\.engine")
+
+
+# -- arithmetic ---------------------------------------------------------------
+
+
+def _add_vjp(g, out, x, y):
+    n = nb(g, out)
+    return unbroadcast(g, x._value.shape, n), unbroadcast(g, y._value.shape, n)
+
+
+add = defop("add", np.add, _add_vjp)
+
+
+def _subtract_vjp(g, out, x, y):
+    n = nb(g, out)
+    return unbroadcast(g, x._value.shape, n), unbroadcast(-g, y._value.shape, n)
+
+
+subtract = defop("subtract", np.subtract, _subtract_vjp)
+
+multiply = defop(
+    "multiply",
+    np.multiply,
+    (
+        lambda g, out, x, y: unbroadcast(g * y, x._value.shape, nb(g, out)),
+        lambda g, out, x, y: unbroadcast(g * x, y._value.shape, nb(g, out)),
+    ),
+)
+
+
+def _truediv_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    # Integer division gives floats: int8/int16 -> float32, int32/int64 -> float64.
+    if x.dtype.kind in "iu":
+        wide = x.dtype.itemsize >= 4
+        return np.true_divide(x, y, dtype=np.float64 if wide else np.float32)
+    return np.true_divide(x, y)
+
+
+truediv = defop(
+    "truediv",
+    _truediv_forward,
+    (
+        lambda g, out, x, y: unbroadcast(g / y, x._value.shape, nb(g, out)),
+        # d(x/y)/dy = -x/y^2, computed as TensorFlow does: g * ((-x / y) / y).
+        lambda g, out, x, y: unbroadcast(g * (-x / y / y), y._value.shape, nb(g, out)),
+    ),
+)
+divide = truediv
+
+
+def _divide_no_nan_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    safe = np.where(y == 0, np.ones_like(y), y)
+    return np.where(y == 0, np.zeros_like(x * y), x / safe)
+
+
+divide_no_nan = defop(
+    "divide_no_nan",
+    _divide_no_nan_forward,
+    (
+        lambda g, out, x, y: unbroadcast(divide_no_nan(g, y), x._value.shape, nb(g, out)),
+        lambda g, out, x, y: unbroadcast(
+            g * divide_no_nan(-x, y * y), y._value.shape, nb(g, out)
+        ),
+    ),
+)
+
+# NOTE: TensorFlow registers FloorDiv as not differentiable: gradients are None.
+floordiv = defop("floordiv", np.floor_divide)
+
+# floormod(x, y) = x - floor(x / y) * y; the floor is piecewise constant.
+mod = defop(
+    "mod",
+    np.mod,
+    (
+        lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
+        lambda g, out, x, y: unbroadcast(
+            g * -floordiv(x, y), y._value.shape, nb(g, out)
+        ),
+    ),
+)
+
+
+def _pow_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    if x.dtype.kind in "iu" and np.any(y < 0):
+        raise ValueError(
+            "Integers to negative integer powers are not allowed; use a float base: "
+            "tf.cast(x, tf.float32) ** y"
+        )
+    return np.power(x, y)
+
+
+def _pow_vjp_y(g, out, x, y):
+    # d(x^y)/dy = x^y log(x), taken as 0 where x <= 0 (TensorFlow's choice: no NaN).
+    # The inner where keeps log's own gradient finite for nested tapes.
+    positive = greater(x, 0)
+    log_x = where(positive, log(where(positive, x, 1)), 0)
+    return unbroadcast(g * out * log_x, y._value.shape, nb(g, out))
+
+
+pow = defop(
+    "pow",
+    _pow_forward,
+    (
+        lambda g, out, x, y: unbroadcast(
+            g * y * pow(x, y - 1), x._value.shape, nb(g, out)
+        ),
+        _pow_vjp_y,
+    ),
+)
+
+
+def _maximum_vjp(mask_op):
+    # TensorFlow gives a tie entirely to the first argument.
+    def vjp(g, out, x, y):
+        n = nb(g, out)
+        x_wins = mask_op(x, y)
+        gx = where(x_wins, g, 0)
+        gy = where(x_wins, 0, g)
+        return unbroadcast(gx, x._value.shape, n), unbroadcast(gy, y._value.shape, n)
+
+    return vjp
+
+
+def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """``(x - y) ** 2`` elementwise."""
+    return square(subtract(x, y))
+
+
+def add_n(inputs: list, name: str | None = None) -> Tensor:
+    """The elementwise sum of a list of tensors of one shape and dtype.
+
+    Raises:
+        ValueError: if ``inputs`` is empty.
+    """
+    items = list(inputs)
+    if not items:
+        raise ValueError("add_n needs at least one tensor to add.")
+    total = convert_to_tensor(items[0])
+    for item in items[1:]:
+        total = add(total, item)
+    return total
+
+
+# -- unary ----------------------------------------------------------------------
+
+negative = defop("negative", np.negative, lambda g, out, x: (-g,))
+# NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
+abs = defop("abs", np.abs, lambda g, out, x: (g * sign(x),))
+# sign is piecewise constant; TensorFlow gives zeros (not None) through it.
+sign = defop("sign", np.sign, lambda g, out, x: (g * 0,))
+square = defop("square", np.square, lambda g, out, x: (g * (2 * x),))
+
+
+def _zero_where_g_is_zero(g: Tensor, value: Tensor) -> Tensor:
+    # TensorFlow's Sqrt/Reciprocal gradient kernels return 0 for a zero incoming
+    # gradient even where the local derivative is inf, so the untaken branch of a
+    # `where` contributes 0, not NaN.
+    return where(equal(g, 0), g, value)
+
+
+sqrt = defop(
+    "sqrt",
+    np.sqrt,
+    lambda g, out, x: (_zero_where_g_is_zero(g, g * 0.5 / out),),
+)
+rsqrt = defop(
+    "rsqrt",
+    lambda x: 1 / np.sqrt(x),
+    lambda g, out, x: (g * -0.5 * out / x,),
+)
+reciprocal = defop(
+    "reciprocal",
+    np.reciprocal,
+    lambda g, out, x: (_zero_where_g_is_zero(g, -g * out * out),),
+)
+exp = defop("exp", np.exp, lambda g, out, x: (g * out,))
+expm1 = defop("expm1", np.expm1, lambda g, out, x: (g * (out + 1),))
+log = defop("log", np.log, lambda g, out, x: (g / x,))
+log1p = defop("log1p", np.log1p, lambda g, out, x: (g / (1 + x),))
+sin = defop("sin", np.sin, lambda g, out, x: (g * cos(x),))
+cos = defop("cos", np.cos, lambda g, out, x: (-g * sin(x),))
+tan = defop("tan", np.tan, lambda g, out, x: (g * (1 + out * out),))
+asin = defop("asin", np.arcsin, lambda g, out, x: (g * rsqrt(1 - x * x),))
+acos = defop("acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),))
+atan = defop("atan", np.arctan, lambda g, out, x: (g / (1 + x * x),))
+sinh = defop("sinh", np.sinh, lambda g, out, x: (g * cosh(x),))
+cosh = defop("cosh", np.cosh, lambda g, out, x: (g * sinh(x),))
+tanh = defop("tanh", np.tanh, lambda g, out, x: (g * (1 - out * out),))
+
+
+def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
+    # Stable for large |x|: exp never overflows.
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+sigmoid = defop("sigmoid", _sigmoid_forward, lambda g, out, x: (g * out * (1 - out),))
+
+# Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
+round = defop("round", np.round)
+floor = defop("floor", np.floor)
+ceil = defop("ceil", np.ceil)
+stop_gradient = defop("stop_gradient", lambda x: x)
+identity = defop("identity", lambda x: x, lambda g, out, x: (g,))
+
+# -- comparisons and logic (boolean results: never differentiable) ---------------
+
+equal = defop("equal", np.equal)
+not_equal = defop("not_equal", np.not_equal)
+less = defop("less", np.less)
+less_equal = defop("less_equal", np.less_equal)
+greater = defop("greater", np.greater)
+greater_equal = defop("greater_equal", np.greater_equal)
+logical_and = defop("logical_and", np.logical_and)
+logical_or = defop("logical_or", np.logical_or)
+logical_xor = defop("logical_xor", np.logical_xor)
+logical_not = defop("logical_not", np.logical_not)
+is_nan = defop("is_nan", np.isnan)
+is_inf = defop("is_inf", np.isinf)
+is_finite = defop("is_finite", np.isfinite)
+
+maximum = defop("maximum", np.maximum, _maximum_vjp(greater_equal))
+minimum = defop("minimum", np.minimum, _maximum_vjp(less_equal))
+
+# -- selection, clipping, casting -------------------------------------------------
+
+
+def _where_forward(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return np.where(condition, x, y)
+
+
+_where = defop(
+    "where",
+    _where_forward,
+    (
+        None,
+        lambda g, out, c, x, y: unbroadcast(where(c, g, 0), x._value.shape, nb(g, out)),
+        lambda g, out, c, x, y: unbroadcast(where(c, 0, g), y._value.shape, nb(g, out)),
+    ),
+    same_dtype=False,
+)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """Pick ``x`` where ``condition`` is true, else ``y`` (broadcasting all three).
+
+    With only ``condition``, return the int64 coordinates of its true elements.
+    The branch not taken gets zero gradient.
+
+    Raises:
+        ValueError: if only one of ``x`` and ``y`` is given.
+
+    Example:
+        >>> where([True, False], 1.0, 2.0).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    cond = convert_to_tensor(condition)
+    if cond._value.dtype != np.bool_:
+        cond = cast(cond, dtypes.bool)
+    if x is None and y is None:
+        return Tensor(np.argwhere(cond._value).astype(np.int64))
+    if x is None or y is None:
+        raise ValueError("where needs both x and y, or neither (to get coordinates).")
+    x, y = convert_inputs((x, y))
+    return apply(_where.op, (cond, x, y), {})
+
+
+def _cast_forward(x: np.ndarray, *, dtype: np.dtype) -> np.ndarray:
+    if dtype.kind in "iu" and x.dtype.kind == "f":
+        # float -> int truncates toward zero (as C and TensorFlow do).
+        return np.trunc(x).astype(dtype)
+    return x.astype(dtype, copy=False)
+
+
+def _cast_vjp(g, out, x, *, dtype):
+    if x._value.dtype.kind not in "fc":
+        return (None,)
+    return (cast(g, dtypes.from_numpy(x._value.dtype)),)
+
+
+_cast = defop("cast", _cast_forward, _cast_vjp)
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """``x`` converted to ``dtype``. Differentiable between float dtypes only.
+
+    A cast to an integer or bool dtype has no gradient, so a path through it gives
+    ``None``, as in TensorFlow.
+
+    Example:
+        >>> cast([1.7, -1.7], "int32").numpy()
+        array([ 1, -1], dtype=int32)
+    """
+    target = dtypes.as_dtype(dtype)
+    t = convert_to_tensor(x)
+    if t._value.dtype == target._np:
+        return t
+    return apply(_cast.op, (t,), {"dtype": target._np})
+
+
+def _clip_vjp_t(g, out, t, lo, hi):
+    inside = logical_and(greater_equal(t, lo), less_equal(t, hi))
+    return unbroadcast(where(inside, g, 0), t._value.shape, nb(g, out))
+
+
+def _clip_vjp_lo(g, out, t, lo, hi):
+    return unbroadcast(where(less(t, lo), g, 0), lo._value.shape, nb(g, out))
+
+
+def _clip_vjp_hi(g, out, t, lo, hi):
+    return unbroadcast(where(greater(t, hi), g, 0), hi._value.shape, nb(g, out))
+
+
+def _clip_forward(t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.minimum(np.maximum(t, lo), hi)
+
+
+_clip = defop("clip_by_value", _clip_forward, (_clip_vjp_t, _clip_vjp_lo, _clip_vjp_hi))
+
+
+def clip_by_value(
+    t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None
+) -> Tensor:
+    """Clamp ``t`` to ``[clip_value_min, clip_value_max]``.
+
+    The gradient is 1 inside and at a bound exactly; where ``t`` is clipped, it goes
+    to the bound instead (summed over broadcasting), as in TensorFlow.
+
+    Raises:
+        InvalidArgumentError: if the bounds do not broadcast to ``t``'s shape.
+    """
+    t, lo, hi = convert_inputs((t, clip_value_min, clip_value_max))
+    shape = np.broadcast_shapes(t._value.shape, lo._value.shape, hi._value.shape)
+    if shape != t._value.shape:
+        from ..errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"clip_by_value: the bounds (shapes {lo._value.shape} and "
+            f"{hi._value.shape}) must broadcast to t's shape {t._value.shape}."
+        )
+    return apply(_clip.op, (t, lo, hi), {})

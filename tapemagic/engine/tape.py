@@ -1,0 +1,500 @@
+"""GradientTape with TensorFlow's semantics.
+
+A tape records, in execution order, each op that has a watched input, and keeps
+the ids of the tensors that depend on a watched value. ``gradient`` walks the
+record backwards once; ``jacobian`` and ``batch_jacobian`` do the same with a
+batch of cotangents, so a whole jacobian costs one sweep (a few, in chunks, when
+it is very large).
+
+TensorFlow's rules, which the tests pin: trainable variables are watched when
+read inside the tape; unconnected sources get ``None`` (or zeros on request);
+non-scalar targets give the gradient of their sum; integer sources give ``None``
+with a warning; a non-persistent tape answers once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from . import nest
+from .backprop import backward
+from .context import state
+from .dtypes import from_numpy
+from .op import Op
+from .tensor import Tensor, Variable, convert_to_tensor
+
+__all__ = ["GradientTape", "UnconnectedGradients"]
+
+# Largest number of cotangent elements one jacobian sweep may hold per tensor;
+# bigger jacobians are split into several sweeps of this many rows.
+JACOBIAN_CHUNK_ELEMENTS = 1 << 24
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected_mode(value: Any) -> UnconnectedGradients:
+    try:
+        return UnconnectedGradients(getattr(value, "value", value))
+    except ValueError:
+        raise ValueError(
+            f"unconnected_gradients={value!r} is not valid; use "
+            "tf.UnconnectedGradients.NONE or tf.UnconnectedGradients.ZERO."
+        ) from None
+
+
+class GradientTape:
+    """Record operations for automatic differentiation, as ``tf.GradientTape``.
+
+    Args:
+        persistent: allow more than one ``gradient``/``jacobian`` call.
+        watch_accessed_variables: watch trainable variables as soon as they are
+            read inside the tape.
+
+    Example:
+        >>> x = Variable(3.0)
+        >>> with GradientTape() as tape:
+        ...     y = x * x
+        >>> print(tape.gradient(y, x))
+        tf.Tensor(6.0, shape=(), dtype=float32)
+    """
+
+    def __init__(
+        self, persistent: bool = False, watch_accessed_variables: bool = True
+    ) -> None:
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._recording = False
+        # Recorded state; None until the tape is first entered and again after a
+        # non-persistent tape has answered (entering it then starts afresh).
+        self._nodes: list | None = None
+        self._tracked: set[int] = set()
+        self._variables: dict[int, Variable] = {}
+        self._watched: dict[int, Tensor] = {}
+        self._used = False
+
+    # -- context ---------------------------------------------------------------
+    def __enter__(self) -> GradientTape:
+        self._push()
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        if self._recording:
+            self._pop()
+
+    def _push(self) -> None:
+        if self._recording:
+            raise ValueError(
+                "Tape is still recording, This can happen if you try to re-enter an "
+                "already-active tape. Use a new tf.GradientTape() for the inner block."
+            )
+        if self._nodes is None:
+            self._start()
+        state.tapes.append(self)
+        self._recording = True
+
+    def _pop(self) -> None:
+        tapes = state.tapes
+        for i in range(len(tapes) - 1, -1, -1):
+            if tapes[i] is self:
+                del tapes[i]
+                break
+        self._recording = False
+
+    def _start(self) -> None:
+        self._nodes = []
+        self._tracked = set()
+        self._variables = {}
+        self._watched = {}
+        self._used = False
+
+    def _record(self, op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
+        for out in outputs:
+            if out._value.dtype.kind in "fc":
+                break
+        else:
+            return  # integer and boolean results carry no gradient
+        self._nodes.append((op, inputs, outputs, params))
+        tracked = self._tracked
+        for out in outputs:
+            tracked.add(out._id)
+
+    def _watch_variable(self, var: Variable) -> None:
+        if var._id not in self._variables:
+            self._variables[var._id] = var
+            if var._snapshot._value.dtype.kind in "fc":
+                self._tracked.add(var._id)
+
+    # -- public API ------------------------------------------------------------
+    def watch(self, tensor: Any) -> None:
+        """Watch a tensor, a variable, or a nested structure of them.
+
+        Raises:
+            ValueError: if something in ``tensor`` is not a tensor or variable.
+        """
+        for item in nest.flatten(tensor):
+            if not isinstance(item, (Tensor, Variable)):
+                raise ValueError(
+                    f"Passed in object {_describe(item)} of type "
+                    f"{type(item).__name__!r}, not tf.Tensor or tf.Variable. Convert it "
+                    "first: x = tf.constant(value), then tape.watch(x)."
+                )
+            if self._nodes is None:
+                self._start()
+            if item._value.dtype.kind not in "fc":
+                _warn_not_floating("watched tensor", item, "watch")
+                if isinstance(item, Variable):
+                    self._variables.setdefault(item._id, item)
+                continue
+            if isinstance(item, Variable):
+                self._watch_variable(item)
+            else:
+                self._watched[item._id] = item
+                self._tracked.add(item._id)
+            for observer in state.observers:
+                observer.on_watch(self, item)
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Pause this tape inside the block: nothing there is recorded.
+
+        Raises:
+            RuntimeError: if the tape is not recording (outside its ``with``).
+        """
+        if not self._recording:
+            raise RuntimeError(
+                "Trying to stop recording a tape which is not recording. Call "
+                "stop_recording() inside the tape's `with` block."
+            )
+        self._pop()
+        try:
+            yield
+        finally:
+            self._push()
+
+    def reset(self) -> None:
+        """Forget everything recorded so far, as if the tape were entered anew.
+
+        Raises:
+            ValueError: if the tape is not recording.
+        """
+        if not self._recording:
+            raise ValueError(
+                "Tape is not recording: reset() only works inside the tape's `with` "
+                "block."
+            )
+        self._start()
+
+    def watched_variables(self) -> tuple[Variable, ...]:
+        """Variables this tape watches, in the order they were created."""
+        return tuple(self._variables[k] for k in sorted(self._variables))
+
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+    ) -> Any:
+        """The gradient of ``target`` (summed if it is not a scalar) w.r.t. ``sources``.
+
+        Args:
+            target: a tensor or variable, or a nested structure of them; several
+                targets give the gradient of their sum.
+            sources: a tensor or variable, or a nested structure of them.
+            output_gradients: cotangents for the targets (default: ones).
+            unconnected_gradients: ``NONE`` (default) or ``ZERO`` for sources the
+                target does not depend on.
+
+        Returns:
+            Gradients with the structure of ``sources``.
+
+        Raises:
+            RuntimeError: for a second call on a non-persistent tape.
+            TypeError, ValueError: for targets, sources or output gradients that
+                are not tensors or do not fit.
+        """
+        self._check_usable("gradient")
+        mode = _unconnected_mode(unconnected_gradients)
+        if self._recording and not self._persistent:
+            self._pop()
+        flat_targets = [_as_target(t, i) for i, t in enumerate(nest.flatten(target))]
+        flat_sources = _as_sources(sources)
+        seeds = _seeds(flat_targets, output_gradients)
+        wanted = _differentiable_ids(flat_sources, "gradient")
+        grads = self._sweep(seeds, wanted)
+        results = [
+            _result(grads.get(s._id), s, mode, s._value.shape) for s in flat_sources
+        ]
+        self._finish()
+        return nest.pack_sequence_as(sources, results)
+
+    def jacobian(
+        self,
+        target: Any,
+        sources: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Any:
+        """The jacobian of ``target`` w.r.t. each source: shape target + source.
+
+        One batched backward sweep computes all rows (split into chunks only when
+        the cotangents would exceed ``JACOBIAN_CHUNK_ELEMENTS`` per tensor).
+
+        Raises:
+            RuntimeError: for a second call on a non-persistent tape, or
+                ``experimental_use_pfor=False`` on a non-persistent tape.
+        """
+        self._check_usable("jacobian")
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the "
+                "jacobian with experimental_use_pfor=False."
+            )
+        mode = _unconnected_mode(unconnected_gradients)
+        if self._recording and not self._persistent:
+            self._pop()
+        y = _as_target(target, 0, what="jacobian target")
+        flat_sources = _as_sources(sources)
+        shape = y._value.shape
+        size = y._value.size
+        wanted = _differentiable_ids(flat_sources, "jacobian")
+        eye = np.eye(size, dtype=y._value.dtype).reshape((size,) + shape)
+        grads = self._chunked_sweeps(y, eye, wanted, flat_sources)
+        results = []
+        for s in flat_sources:
+            g = grads.get(s._id)
+            if g is not None:
+                g = _shape_ops().reshape(g, shape + s._value.shape)
+            results.append(_result(g, s, mode, shape + s._value.shape))
+        self._finish()
+        return nest.pack_sequence_as(sources, results)
+
+    def batch_jacobian(
+        self,
+        target: Any,
+        source: Any,
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
+        parallel_iterations: int | None = None,
+        experimental_use_pfor: bool = True,
+    ) -> Tensor | None:
+        """Per-example jacobians: ``result[b] = jacobian(target[b], source[b])``.
+
+        Assumes, as TensorFlow does, that example ``b`` of the target depends only on
+        example ``b`` of the source. Unconnected gives zeros in the target's dtype,
+        as TensorFlow does, unless the source cannot have a gradient at all.
+
+        Raises:
+            ValueError: if target or source has rank < 2 or their batch sizes differ.
+        """
+        self._check_usable("batch_jacobian")
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the "
+                "batch_jacobian with experimental_use_pfor=False."
+            )
+        mode = _unconnected_mode(unconnected_gradients)
+        if self._recording and not self._persistent:
+            self._pop()
+        y = _as_target(target, 0, what="batch_jacobian target")
+        (x,) = _as_sources([source])
+        yshape, xshape = y._value.shape, x._value.shape
+        for what, shape in (("target", yshape), ("source", xshape)):
+            if len(shape) < 2:
+                raise ValueError(
+                    f"batch_jacobian needs a {what} of rank at least 2 (batch, ...), "
+                    f"got shape {shape}. Use jacobian() for unbatched values."
+                )
+        if yshape[0] != xshape[0]:
+            raise ValueError(
+                f"Need first dimension of target shape {yshape} and source shape "
+                f"{xshape} to match: both are the batch size."
+            )
+        batch, rows = yshape[0], int(np.prod(yshape[1:], dtype=np.int64))
+        eye = np.eye(rows, dtype=y._value.dtype).reshape((rows, 1) + yshape[1:])
+        seed = np.broadcast_to(eye, (rows,) + yshape)
+        wanted = _differentiable_ids([x], "batch_jacobian")
+        g = self._chunked_sweeps(y, seed, wanted, [x]).get(x._id)
+        self._finish()
+        out_shape = yshape + xshape[1:]
+        if g is None:
+            if mode is UnconnectedGradients.NONE and not wanted:
+                return None
+            return Tensor(np.zeros(out_shape, y._value.dtype))
+        S = _shape_ops()
+        g = S.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
+        return S.reshape(g, out_shape)
+
+    # -- internals -------------------------------------------------------------
+    def _check_usable(self, what: str) -> None:
+        if self._nodes is not None:
+            return
+        if self._used:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of "
+                f"gradients (or jacobians); this one already did. Create it with "
+                f"tf.GradientTape(persistent=True) to call {what}() more than once."
+            )
+        raise RuntimeError(
+            f"This GradientTape was never entered, so it has nothing to compute "
+            f"{what}() from. Record with `with tf.GradientTape() as tape:` first."
+        )
+
+    def _sweep(self, seeds: dict[int, Tensor], source_ids: set[int]) -> dict:
+        # Iterate over a snapshot: a persistent tape recording inside its own
+        # context records its backward ops too (that is how it nests with itself).
+        return backward(list(self._nodes), seeds, source_ids)
+
+    def _chunked_sweeps(self, y: Tensor, seed: np.ndarray, wanted: set[int],
+                        sources: list) -> dict:  # fmt: skip
+        rows = seed.shape[0]
+        largest = max(
+            [o._value.size for node in self._nodes for o in node[2]] + [y._value.size]
+        )
+        chunk = max(1, JACOBIAN_CHUNK_ELEMENTS // max(1, largest))
+        if rows <= chunk:
+            return self._sweep({y._id: Tensor(np.ascontiguousarray(seed))}, wanted)
+        parts: dict[int, list] = {s._id: [] for s in sources}
+        for start in range(0, rows, chunk):
+            block = np.ascontiguousarray(seed[start : start + chunk])
+            grads = self._sweep({y._id: Tensor(block)}, wanted)
+            for key, part in parts.items():
+                part.append(grads.get(key))
+        S = _shape_ops()
+        return {
+            key: S.concat(part, axis=0)
+            for key, part in parts.items()
+            if all(p is not None for p in part)
+        }
+
+    def _finish(self) -> None:
+        if not self._persistent:
+            # A non-persistent tape frees what it recorded after its one answer.
+            self._nodes = None
+            self._tracked = set()
+            self._watched = {}
+            self._used = True
+
+    def __repr__(self) -> str:
+        count = 0 if self._nodes is None else len(self._nodes)
+        flags = "persistent" if self._persistent else "non-persistent"
+        status = "recording" if self._recording else "stopped"
+        return f"<GradientTape {flags}, {status}, {count} ops recorded>"
+
+
+def _shape_ops() -> Any:
+    from .ops import shape
+
+    return shape
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _warn_not_floating(what: str, tensor: Any, call: str) -> None:
+    dtype = from_numpy(tensor._value.dtype).name
+    warnings.warn(
+        f"The dtype of the {what} must be floating (e.g. tf.float32) when calling "
+        f"GradientTape.{call}, got tf.{dtype}. Its gradient is None; cast it first: "
+        f"tf.cast(x, tf.float32).",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+def _as_target(value: Any, index: int, what: str = "target") -> Tensor:
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, Variable):
+        return value._snapshot
+    where = what if index == 0 else f"{what} #{index}"
+    raise TypeError(
+        f"The {where} must be a tensor computed inside the tape, got "
+        f"{_describe(value)} of type {type(value).__name__!r}. Compute it with tf "
+        "ops on watched values inside the `with tf.GradientTape()` block."
+    )
+
+
+def _as_sources(sources: Any) -> list:
+    flat = nest.flatten(sources)
+    out = []
+    for i, s in enumerate(flat):
+        if s is None:
+            raise ValueError(
+                f"sources[{i}] is None. Pass the tensors or variables to "
+                "differentiate with respect to, e.g. model.trainable_variables."
+            )
+        if isinstance(s, Variable):
+            out.append(s._snapshot)
+        elif isinstance(s, Tensor):
+            out.append(s)
+        else:
+            raise ValueError(
+                f"sources[{i}] is {_describe(s)} of type {type(s).__name__!r}, not a "
+                "tf.Tensor or tf.Variable. Gradients can only be taken with respect "
+                "to tensors: make it a tf.Variable, or tf.constant and tape.watch it."
+            )
+    return out
+
+
+def _differentiable_ids(sources: list, call: str) -> set[int]:
+    wanted = set()
+    for s in sources:
+        if s._value.dtype.kind in "fc":
+            wanted.add(s._id)
+        else:
+            _warn_not_floating("source tensor", s, call)
+    return wanted
+
+
+def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
+    if output_gradients is None:
+        given = [None] * len(targets)
+    else:
+        given = nest.flatten(output_gradients)
+        if len(given) != len(targets):
+            raise ValueError(
+                f"output_gradients has {len(given)} entries but there are "
+                f"{len(targets)} targets; give one cotangent per target (or None)."
+            )
+    seeds: dict[int, Tensor] = {}
+    for i, (t, og) in enumerate(zip(targets, given)):
+        if og is None:
+            seed = Tensor(np.ones(t._value.shape, t._value.dtype))
+        else:
+            seed = convert_to_tensor(og, dtype_hint=from_numpy(t._value.dtype))
+            if seed._value.shape != t._value.shape:
+                raise ValueError(
+                    f"output_gradients[{i}] has shape {seed._value.shape} but target "
+                    f"#{i} has shape {t._value.shape}; they must match."
+                )
+            if seed._value.dtype != t._value.dtype:
+                raise ValueError(
+                    f"output_gradients[{i}] has dtype {seed.dtype.name} but target "
+                    f"#{i} has dtype {t.dtype.name}; they must match."
+                )
+        previous = seeds.get(t._id)
+        seeds[t._id] = seed if previous is None else previous + seed
+    return seeds
+
+
+def _result(g: Tensor | None, source: Tensor, mode: UnconnectedGradients,
+            shape: tuple) -> Tensor | None:  # fmt: skip
+    if g is not None and source._value.dtype.kind in "fc":
+        return g
+    if mode is UnconnectedGradients.ZERO:
+        return Tensor(np.zeros(shape, source._value.dtype))
+    return None

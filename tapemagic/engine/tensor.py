@@ -1,0 +1,757 @@
+"""Tensor, Variable and the conversion of Python and NumPy values into tensors.
+
+A :class:`Tensor` is an immutable NumPy array with an id that tapes track. A
+:class:`Variable` is a named, mutable slot whose every read yields a tensor that
+carries the variable's id, so a tape that watches the variable sees all its reads,
+and each read keeps the value it had at that moment (a later ``assign`` does not
+change a gradient already recorded).
+
+Conversion follows TensorFlow: Python floats become float32 and ints int32; NumPy
+values keep their dtype; in an op with a tensor, other values take that tensor's
+dtype; two tensors of different dtypes are never promoted.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .context import new_id, state
+from .dtypes import DType
+
+__all__ = [
+    "Tensor",
+    "TensorShape",
+    "Variable",
+    "convert_to_tensor",
+    "is_tensor",
+]
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+_FLOAT32 = np.dtype(np.float32)
+_INT32 = np.dtype(np.int32)
+
+
+class TensorShape(tuple):
+    """A tensor's shape: a tuple of ints that prints the way TensorFlow's does.
+
+    Example:
+        >>> s = TensorShape((2, 3))
+        >>> s, s.as_list(), s.rank, s == (2, 3)
+        (TensorShape([2, 3]), [2, 3], 2, True)
+    """
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int:
+        return len(self)
+
+    @property
+    def ndims(self) -> int:
+        return len(self)
+
+    def as_list(self) -> list[int]:
+        return list(self)
+
+    def num_elements(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+    def is_fully_defined(self) -> bool:
+        return True
+
+    def __getitem__(self, key):  # type: ignore[override]
+        item = tuple.__getitem__(self, key)
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self)})"
+
+    def __str__(self) -> str:
+        return tuple.__repr__(tuple(self))
+
+
+class _Operators:
+    """Python operators shared by Tensor and Variable; each is one engine op."""
+
+    __slots__ = ()
+    # NumPy defers binary operators to an operand of higher priority, so
+    # ``np.float64(2) * t`` calls ``t.__rmul__`` and stays on the tape.
+    __array_priority__ = 100
+
+    def __add__(self, other):
+        return _math.add(self, other)
+
+    def __radd__(self, other):
+        return _math.add(other, self)
+
+    def __sub__(self, other):
+        return _math.subtract(self, other)
+
+    def __rsub__(self, other):
+        return _math.subtract(other, self)
+
+    def __mul__(self, other):
+        return _math.multiply(self, other)
+
+    def __rmul__(self, other):
+        return _math.multiply(other, self)
+
+    def __truediv__(self, other):
+        return _math.truediv(self, other)
+
+    def __rtruediv__(self, other):
+        return _math.truediv(other, self)
+
+    def __floordiv__(self, other):
+        return _math.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        return _math.floordiv(other, self)
+
+    def __mod__(self, other):
+        return _math.mod(self, other)
+
+    def __rmod__(self, other):
+        return _math.mod(other, self)
+
+    def __pow__(self, other):
+        return _math.pow(self, other)
+
+    def __rpow__(self, other):
+        return _math.pow(other, self)
+
+    def __matmul__(self, other):
+        return _linalg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _linalg.matmul(other, self)
+
+    def __neg__(self):
+        return _math.negative(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _math.abs(self)
+
+    def __lt__(self, other):
+        return _math.less(self, other)
+
+    def __le__(self, other):
+        return _math.less_equal(self, other)
+
+    def __gt__(self, other):
+        return _math.greater(self, other)
+
+    def __ge__(self, other):
+        return _math.greater_equal(self, other)
+
+    def __eq__(self, other):  # type: ignore[override]
+        # TensorFlow 2 compares elementwise; values that are not tensors at all
+        # (None, strings) are simply unequal.
+        try:
+            return _math.equal(self, other)
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other):  # type: ignore[override]
+        try:
+            return _math.not_equal(self, other)
+        except (TypeError, ValueError):
+            return True
+
+    def __and__(self, other):
+        return _math.logical_and(self, other)
+
+    def __rand__(self, other):
+        return _math.logical_and(other, self)
+
+    def __or__(self, other):
+        return _math.logical_or(self, other)
+
+    def __ror__(self, other):
+        return _math.logical_or(other, self)
+
+    def __xor__(self, other):
+        return _math.logical_xor(self, other)
+
+    def __rxor__(self, other):
+        return _math.logical_xor(other, self)
+
+    def __invert__(self):
+        return _math.logical_not(self)
+
+    def __getitem__(self, key):
+        return _shape.getitem(self, key)
+
+    # Tensors compare elementwise, so they cannot be dict keys (as in TensorFlow).
+    __hash__ = None  # type: ignore[assignment]
+
+    def ref(self) -> _Ref:
+        """A hashable reference to this object, for use as a dict key or set member."""
+        return _Ref(self)
+
+    def experimental_ref(self) -> _Ref:
+        return _Ref(self)
+
+
+class _Ref:
+    """What ``tensor.ref()`` returns: hashes and compares by identity."""
+
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self._obj = obj
+
+    def deref(self) -> Any:
+        return self._obj
+
+    def __hash__(self) -> int:
+        return id(self._obj)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Ref) and other._obj is self._obj
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._obj!r}>"
+
+
+def _format_value(array: Any) -> str:
+    if not np.ndim(array):
+        return str(array[()])
+    return np.array2string(np.asarray(array), separator=" ")
+
+
+class Tensor(_Operators):
+    """An immutable n-dimensional array of one dtype.
+
+    Build one with ``tf.constant`` or as the result of an op; tapes record the ops
+    that produce tensors from watched values.
+
+    Example:
+        >>> t = Tensor(np.array([1.0, 2.0], np.float32))
+        >>> print(t)
+        tf.Tensor([1. 2.], shape=(2,), dtype=float32)
+    """
+
+    __slots__ = ("_value", "_id", "__weakref__")
+
+    def __init__(self, value: np.ndarray | np.generic) -> None:
+        # Internal: `value` is already a NumPy array or scalar of a supported dtype.
+        # Use tf.constant / convert_to_tensor to build tensors from other values.
+        self._value = value
+        self._id = new_id()
+
+    # -- what a tensor is ----------------------------------------------------
+    @property
+    def dtype(self) -> DType:
+        return dtypes.from_numpy(self._value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def device(self) -> str:
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def numpy(self) -> Any:
+        """The value as a NumPy array (a NumPy scalar for a 0-d tensor).
+
+        The result is a copy: changing it never changes the tensor. A tape does not
+        follow values through NumPy, so a gradient path ends here.
+        """
+        if state.observers:
+            _notify_escape(self, "numpy")
+        value = self._value
+        return value.copy() if value.ndim else value[()]
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if state.observers:
+            _notify_escape(self, "__array__")
+        value = np.array(self._value, dtype=dtype, copy=True)
+        return value
+
+    def __float__(self) -> float:
+        if state.observers:
+            _notify_escape(self, "float")
+        return float(self._value)
+
+    def __int__(self) -> int:
+        if state.observers:
+            _notify_escape(self, "int")
+        return int(self._value)
+
+    def __index__(self) -> int:
+        if self._value.dtype.kind not in "iu":
+            raise TypeError(
+                f"Only integer tensors can be used as an index, got {self.dtype!r}. "
+                "Cast it first: tf.cast(t, tf.int32)."
+            )
+        return int(self._value)
+
+    def __bool__(self) -> bool:
+        if self._value.size != 1:
+            raise ValueError(
+                f"The truth value of a tensor of shape {self.shape} is ambiguous. "
+                "Use tf.reduce_any(t) or tf.reduce_all(t)."
+            )
+        return bool(self._value)
+
+    def __len__(self) -> int:
+        if not self._value.ndim:
+            raise TypeError("Scalar tensor has no `len()`")
+        return self._value.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self._value.ndim:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        return iter(_shape.unstack(self, axis=0))
+
+    def __repr__(self) -> str:
+        value = self._value
+        text = repr(value[()]) if not value.ndim else repr(value)
+        if not value.ndim and text.startswith("np."):
+            text = str(value[()])
+        return (
+            f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
+        )
+
+    def __str__(self) -> str:
+        text = _format_value(self._value)
+        if "\n" in text:
+            text = "\n" + text
+        return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __reduce__(self) -> tuple:
+        return Tensor, (self._value,)
+
+    def __copy__(self) -> Tensor:
+        return self
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        return self
+
+
+class Variable(_Operators):
+    """A mutable, named tensor: the parameters a model learns.
+
+    Tapes watch a trainable variable automatically the first time it is read
+    inside them (unless the tape was made with ``watch_accessed_variables=False``).
+
+    Example:
+        >>> v = Variable([1.0, -2.0], name="w")
+        >>> v.name, v.assign_sub([0.5, 0.5]).numpy()
+        ('w:0', array([ 0.5, -2.5], dtype=float32))
+    """
+
+    __slots__ = ("_snapshot", "_id", "_name", "_trainable", "__weakref__")
+
+    def __init__(
+        self,
+        initial_value: Any = None,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        shape: Any = None,
+    ) -> None:
+        if initial_value is None:
+            raise ValueError(
+                "Variable needs an initial value, e.g. tf.Variable(0.0) or "
+                "tf.Variable(tf.zeros([3]))."
+            )
+        if callable(initial_value):
+            initial_value = initial_value()
+        value = _read_only_copy(_to_array(initial_value, dtype))
+        if shape is not None and tuple(shape) != value.shape:
+            raise ValueError(
+                f"Variable initial value has shape {value.shape}, but shape={shape!r} "
+                "was given. Pass a value of that shape or drop the shape argument."
+            )
+        self._id = new_id()
+        self._name = "Variable" if name is None else str(name)
+        self._trainable = bool(trainable)
+        self._snapshot = _snapshot(value, self._id)
+
+    # -- reading ---------------------------------------------------------------
+    def _read(self) -> Tensor:
+        """The current value as a tensor, announced to the tapes that watch reads."""
+        tapes = state.tapes
+        if tapes:
+            for tape in tapes:
+                if tape._watch_accessed and self._trainable:
+                    tape._watch_variable(self)
+        if state.observers:
+            for observer in state.observers:
+                observer.on_variable_read(self)
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        return self._read()
+
+    def value(self) -> Tensor:
+        return self._read()
+
+    @property
+    def _value(self) -> np.ndarray:
+        return self._snapshot._value
+
+    @property
+    def name(self) -> str:
+        return f"{self._name}:0"
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def dtype(self) -> DType:
+        return dtypes.from_numpy(self._snapshot._value.dtype)
+
+    @property
+    def shape(self) -> TensorShape:
+        return TensorShape(self._snapshot._value.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self._snapshot._value.ndim
+
+    @property
+    def device(self) -> str:
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    def numpy(self) -> Any:
+        if state.observers:
+            _notify_escape(self, "numpy")
+        value = self._snapshot._value
+        return value.copy() if value.ndim else value[()]
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if state.observers:
+            _notify_escape(self, "__array__")
+        return np.array(self._snapshot._value, dtype=dtype, copy=True)
+
+    def __float__(self) -> float:
+        if state.observers:
+            _notify_escape(self, "float")
+        return float(self._snapshot._value)
+
+    def __int__(self) -> int:
+        if state.observers:
+            _notify_escape(self, "int")
+        return int(self._snapshot._value)
+
+    def __bool__(self) -> bool:
+        return bool(self._read())
+
+    def __len__(self) -> int:
+        return len(self._snapshot)
+
+    def __iter__(self) -> Iterator[Tensor]:
+        return iter(self._read())
+
+    # -- writing ---------------------------------------------------------------
+    def assign(self, value: Any, use_locking: bool = False, name: Any = None,
+               read_value: bool = True) -> Variable:  # fmt: skip
+        """Replace the value. Not differentiable: a tape does not follow it.
+
+        Raises:
+            ValueError: if the new value's shape differs from the variable's.
+        """
+        new = _to_array(value, self.dtype, what=f"the value assigned to {self.name}")
+        old = self._snapshot._value
+        if new.shape != old.shape:
+            raise ValueError(
+                f"Cannot assign a value of shape {new.shape} to variable "
+                f"{self.name!r} of shape {old.shape}. The shapes must match."
+            )
+        self._snapshot = _snapshot(_read_only_copy(new), self._id)
+        if state.observers:
+            for observer in state.observers:
+                observer.on_assign(self, value)
+        return self
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
+                   read_value: bool = True) -> Variable:  # fmt: skip
+        delta = _to_array(delta, self.dtype, what=f"the delta added to {self.name}")
+        return self.assign(self._snapshot._value + delta)
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
+                   read_value: bool = True) -> Variable:  # fmt: skip
+        delta = _to_array(delta, self.dtype, what=f"the delta taken from {self.name}")
+        return self.assign(self._snapshot._value - delta)
+
+    def __repr__(self) -> str:
+        value = self._snapshot._value
+        text = repr(value[()]) if not value.ndim else repr(value)
+        if not value.ndim and text.startswith("np."):
+            text = str(value[()])
+        return (
+            f"<tf.Variable '{self.name}' shape={self.shape} "
+            f"dtype={self.dtype.name}, numpy={text}>"
+        )
+
+    def __reduce__(self) -> tuple:
+        return _rebuild_variable, (self.numpy(), self._trainable, self._name)
+
+
+def _rebuild_variable(value: Any, trainable: bool, name: str) -> Variable:
+    return Variable(value, trainable=trainable, name=name)
+
+
+def _snapshot(value: np.ndarray, var_id: int) -> Tensor:
+    # A read of a variable: a tensor that shares the variable's id.
+    t = Tensor.__new__(Tensor)
+    t._value = value
+    t._id = var_id
+    return t
+
+
+def _read_only_copy(value: np.ndarray) -> np.ndarray:
+    value = np.array(value, copy=True)
+    value.flags.writeable = False
+    return value
+
+
+def _notify_escape(obj: Any, how: str) -> None:
+    for observer in state.observers:
+        observer.on_escape(obj, how)
+
+
+def is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a tapemagic Tensor or Variable."""
+    return isinstance(value, (Tensor, Variable))
+
+
+# -- conversion ----------------------------------------------------------------
+
+
+def _default_array(value: Any) -> np.ndarray:
+    """A Python or NumPy value as an array with TensorFlow's default dtype."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.asarray(value)
+        if array.dtype.kind not in "biufc":
+            raise TypeError(
+                f"Cannot convert a NumPy array of dtype {array.dtype} to a tensor; "
+                "use numbers or booleans."
+            )
+        if array.dtype not in dtypes._BY_NP:
+            array = array.astype(_wider(array.dtype))
+        return array
+    if isinstance(value, bool):
+        return np.asarray(value)
+    if isinstance(value, int):
+        if _INT32_MIN <= value <= _INT32_MAX:
+            return np.asarray(value, np.int32)
+        return np.asarray(value, np.int64)
+    if isinstance(value, float):
+        return np.asarray(value, np.float32)
+    if isinstance(value, complex):
+        return np.asarray(value, np.complex128)
+    if isinstance(value, (list, tuple)):
+        try:
+            array = np.asarray(value)
+        except ValueError as err:
+            raise ValueError(
+                f"Cannot convert a ragged list to a tensor: {err}. Every row must "
+                "have the same length."
+            ) from None
+        kind = array.dtype.kind
+        if kind == "f":
+            return array.astype(np.float32)
+        if kind in "iu":
+            if array.size and (array.min() < _INT32_MIN or array.max() > _INT32_MAX):
+                return array.astype(np.int64)
+            return array.astype(np.int32)
+        if kind in "bc":
+            return array
+        raise TypeError(
+            f"Cannot convert {_short(value)} to a tensor: its elements are "
+            f"{array.dtype} values, not numbers."
+        )
+    if isinstance(value, numbers.Number):
+        return np.asarray(value)
+    raise TypeError(
+        f"Cannot convert {_short(value)} of type {type(value).__name__} to a tensor. "
+        "Pass a number, a list of numbers, a NumPy array or a tensor."
+    )
+
+
+def _wider(np_dtype: np.dtype) -> np.dtype:
+    # uint16/32/64 and other NumPy-only kinds map to the nearest TF dtype.
+    if np_dtype.kind == "u":
+        return np.dtype(np.int64)
+    if np_dtype.kind == "f":
+        return np.dtype(np.float64)
+    return np_dtype
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _to_array(value: Any, dtype: Any = None, what: str = "value") -> np.ndarray:
+    """``value`` as a NumPy array of ``dtype`` (default: TensorFlow's default)."""
+    if isinstance(value, (Tensor, Variable)):
+        array = value._value
+        if dtype is not None:
+            dtype = dtypes.as_dtype(dtype)
+            if array.dtype != dtype._np:
+                raise ValueError(
+                    f"Tensor conversion requested dtype {dtype.name} for {what} "
+                    f"with dtype {value.dtype.name}. Cast it first: "
+                    f"tf.cast(x, tf.{dtype.name})."
+                )
+        return array
+    if _contains_tensor(value):
+        return _to_array(_shape.stack([_pack(v) for v in value]), dtype, what)
+    array = _default_array(value)
+    if dtype is None:
+        return array
+    dtype = dtypes.as_dtype(dtype)
+    return _cast_python(value, array, dtype, what)
+
+
+def _cast_python(value: Any, array: np.ndarray, dtype: DType, what: str) -> np.ndarray:
+    target = dtype._np
+    if array.dtype == target:
+        return array
+    src, dst = array.dtype.kind, target.kind
+    lossy = (src == "f" and dst in "iub") or (src == "c" and dst != "c")
+    if lossy or (src in "iu" and dst == "b"):
+        raise TypeError(
+            f"Cannot convert {_short(value)} to EagerTensor of dtype {dtype.name}: "
+            f"{what} would lose its {array.dtype} values. Use a tf.{dtype.name} value "
+            f"or cast explicitly with tf.cast."
+        )
+    return array.astype(target)
+
+
+def _contains_tensor(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, (Tensor, Variable)) or _contains_tensor(v) for v in value)
+    return False
+
+
+def _pack(value: Any) -> Any:
+    if isinstance(value, (list, tuple)) and _contains_tensor(value):
+        return _shape.stack([_pack(v) for v in value])
+    return value
+
+
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
+                      name: str | None = None) -> Tensor:  # fmt: skip
+    """Turn ``value`` into a Tensor, keeping it on the tape when it already is one.
+
+    A Tensor comes back as itself and a Variable as a (watched) read of it, so
+    neither breaks a gradient path. Lists that hold tensors are stacked by a
+    recorded op.
+
+    Args:
+        value: a Tensor, Variable, number, nested list, or NumPy array.
+        dtype: the dtype the result must have.
+        dtype_hint: the dtype to use when ``value`` does not already fix one.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A Tensor.
+
+    Raises:
+        TypeError: if ``value`` is not numeric or cannot take ``dtype``.
+        ValueError: if a tensor's dtype differs from ``dtype``.
+
+    Example:
+        >>> convert_to_tensor([1, 2]).dtype, convert_to_tensor(1.5).dtype
+        (tf.int32, tf.float32)
+    """
+    if isinstance(value, Tensor):
+        if dtype is not None and value._value.dtype != dtypes.as_dtype(dtype)._np:
+            _to_array(value, dtype)  # raises the conversion error
+        return value
+    if isinstance(value, Variable):
+        if dtype is not None:
+            _to_array(value, dtype)
+        return value._read()
+    if _contains_tensor(value):
+        return convert_to_tensor(_shape.stack([_pack(v) for v in value]), dtype)
+    if dtype is None and dtype_hint is not None:
+        try:
+            return Tensor(_to_array(value, dtype_hint))
+        except TypeError:
+            pass
+    return Tensor(_to_array(value, dtype))
+
+
+def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
+    """Convert an op's tensor inputs to one common dtype, the TensorFlow way.
+
+    The dtype of the first Tensor or Variable wins; numbers, lists and NumPy arrays
+    are converted to it. Tensors of different dtypes are an error, never promoted.
+    """
+    dtype = None
+    for arg in args:
+        if isinstance(arg, (Tensor, Variable)):
+            dtype = arg._value.dtype
+            break
+    out = []
+    for i, arg in enumerate(args):
+        cls = type(arg)
+        if cls is Tensor:
+            t = arg
+        elif cls is Variable or isinstance(arg, Variable):
+            t = arg._read()
+        elif isinstance(arg, Tensor):
+            t = arg
+        else:
+            if dtype is None:
+                array = _to_array(arg)
+                dtype = array.dtype
+            else:
+                array = _to_array(arg, dtypes.from_numpy(dtype), what=f"input #{i}")
+            t = Tensor(array)
+        if t._value.dtype != dtype:
+            raise _dtype_mismatch(i, t._value.dtype, dtype, args)
+        out.append(t)
+    return tuple(out)
+
+
+def _dtype_mismatch(i: int, got: np.dtype, want: np.dtype, args: tuple) -> Exception:
+    from .errors import InvalidArgumentError
+
+    got_name = dtypes.from_numpy(got).name if got in dtypes._BY_NP else str(got)
+    want_name = dtypes.from_numpy(want).name
+    return InvalidArgumentError(
+        f"Input #{i} has dtype {got_name} but the op's other inputs are {want_name}; "
+        "TensorFlow never converts between tensor dtypes implicitly. Cast one of "
+        f"them, e.g. tf.cast(x, tf.{want_name})."
+    )
+
+
+# Operators dispatch to the op library, which itself builds on this module; the
+# library installs itself here once it is imported (see ops/__init__.py).
+_math: Any = None
+_linalg: Any = None
+_shape: Any = None
+
+
+def install_op_library(math: Any, linalg: Any, shape: Any) -> None:
+    """Called once by ``tapemagic.engine.ops`` to connect operators to ops."""
+    global _math, _linalg, _shape
+    _math, _linalg, _shape = math, linalg, shape

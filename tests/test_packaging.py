@@ -1,0 +1,103 @@
+"""The packaging, setup scripts and CI entry point agree with each other."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNTIME_DEPS = {"numpy", "ipython", "ipywidgets", "graphviz"}
+
+
+def normalize(name: str) -> str:
+    """Normalise a distribution name the way the tests compare them."""
+    return name.strip().lower().replace("_", "-").replace(".", "-")
+
+
+def requirement_name(requirement: str) -> str:
+    """Return the distribution name of a PEP 508 requirement string."""
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    assert match, f"cannot read a package name from {requirement!r}"
+    return normalize(match.group(1))
+
+
+@pytest.fixture(scope="module")
+def pyproject() -> dict:
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        return tomllib.load(f)
+
+
+@pytest.fixture(scope="module")
+def pins() -> dict[str, str]:
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, sep, version = line.partition("==")
+        assert sep and version, f"constraints.txt: {line!r} is not an exact pin"
+        pins[normalize(name)] = version.strip()
+    return pins
+
+
+def test_pyproject_declares_package_and_runtime_deps(pyproject):
+    project = pyproject["project"]
+    assert project["name"] == "tapemagic"
+    assert project["version"] == "0.1.0"
+    assert project["requires-python"] == ">=3.10"
+    deps = {requirement_name(r) for r in project["dependencies"]}
+    assert deps == RUNTIME_DEPS
+    assert "ipywidgets>=8" in project["dependencies"]
+    assert {"test", "lab"} <= set(project["optional-dependencies"])
+    find = pyproject["tool"]["setuptools"]["packages"]["find"]
+    assert find["include"] == ["tapemagic*"]
+
+
+def test_pytest_markers_are_registered(pyproject):
+    options = pyproject["tool"]["pytest"]["ini_options"]
+    markers = {m.split(":", 1)[0].strip() for m in options["markers"]}
+    assert {"browser", "dot", "slow"} <= markers
+    assert options["testpaths"] == ["tests"]
+
+
+def test_every_declared_package_is_pinned(pyproject, pins):
+    project = pyproject["project"]
+    requirements = list(project["dependencies"])
+    for extra in project["optional-dependencies"].values():
+        requirements += extra
+    unpinned = sorted({requirement_name(r) for r in requirements} - set(pins))
+    assert not unpinned, (
+        f"no pin in constraints.txt for {unpinned}: rebuild the venv with "
+        "scripts/setup.sh and refresh constraints.txt from `pip freeze`"
+    )
+
+
+def test_constraints_do_not_pin_tapemagic_itself(pins):
+    assert "tapemagic" not in pins
+
+
+def test_ci_runs_the_test_script():
+    run = ROOT / ".ci" / "run"
+    text = run.read_text()
+    assert text.startswith("#!/usr/bin/env bash\n")
+    assert "set -euo pipefail" in text
+    assert re.search(r"^exec bash scripts/test\.sh\b", text, re.MULTILINE)
+    assert run.stat().st_mode & 0o111, ".ci/run must be executable"
+
+
+def test_readme_opens_with_the_two_scripts():
+    lines = [line for line in (ROOT / "README.md").read_text().splitlines() if line]
+    assert lines[0].startswith("# tapemagic")
+    assert lines[1].startswith("```"), "the commands come right after the title"
+    commands = [line.split("#", 1)[0].strip() for line in lines[2:4]]
+    assert commands == ["bash scripts/lab.sh", "bash scripts/test.sh"]
+
+
+@pytest.mark.parametrize("script", ["setup.sh", "lab.sh", "test.sh"])
+def test_scripts_never_download_a_browser(script):
+    text = (ROOT / "scripts" / script).read_text()
+    commands = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    assert not any("playwright install" in line for line in commands)
