@@ -81,7 +81,7 @@ else
             break
         fi
     done
-    [ -n "$PY" ] || { echo "setup.sh: need Python 3.10+ with venv (set PYTHON=...)" >&2; exit 1; }
+    [ -n "$PY" ] || { echo "setup.sh: need Python 3.11+ with venv (set PYTHON=...)" >&2; exit 1; }
     step "venv: creating $VENV with $PY ($("$PY" -V 2>&1))"
     rm -rf "$VENV"
     "$PY" -m venv "$VENV"

@@ -47,7 +47,7 @@ def test_pyproject_declares_package_and_runtime_deps(pyproject):
     project = pyproject["project"]
     assert project["name"] == "tapemagic"
     assert project["version"] == "0.1.0"
-    assert project["requires-python"] == ">=3.10"
+    assert project["requires-python"] == ">=3.11"
     deps = {requirement_name(r) for r in project["dependencies"]}
     assert deps == RUNTIME_DEPS
     assert "ipywidgets>=8" in project["dependencies"]

@@ -1,10 +1,15 @@
 """tapemagic's engine: tensors, variables, tapes and the op library, on NumPy alone."""
 
-from . import dtypes, errors, nest
+from . import (
+    dtypes,
+    errors,
+    nest,
+    ops,  # noqa: E402  (registers every op)
+)
+from .custom import custom_gradient
 from .op import OP_TABLE, Op, defop
 from .tape import GradientTape, UnconnectedGradients
 from .tensor import Tensor, TensorShape, Variable, convert_to_tensor, is_tensor
-from . import ops  # noqa: E402  (registers every op)
 
 __all__ = [
     "OP_TABLE",
@@ -15,6 +20,7 @@ __all__ = [
     "UnconnectedGradients",
     "Variable",
     "convert_to_tensor",
+    "custom_gradient",
     "defop",
     "dtypes",
     "errors",

@@ -72,9 +72,7 @@ def backward(
 def _vjp(op: Op, g, out, inputs: tuple, params: dict, reach: set[int]) -> tuple:
     if op.per_input:
         return tuple(
-            fn(g, out, *inputs, **params)
-            if fn is not None and t._id in reach
-            else None
+            fn(g, out, *inputs, **params) if fn is not None and t._id in reach else None
             for fn, t in zip(op.vjp, inputs)
         )
     return op.vjp(g, out, *inputs, **params)
@@ -88,9 +86,7 @@ def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
     present = [g for g in gs if g is not None]
     if not present:
         return None
-    first = next(
-        (g, o) for g, o in zip(gs, outputs) if g is not None
-    )
+    first = next((g, o) for g, o in zip(gs, outputs) if g is not None)
     batch = first[0]._value.shape[: first[0]._value.ndim - first[1]._value.ndim]
     return tuple(
         g if g is not None else Tensor(np.zeros(batch + o._value.shape, o._value.dtype))

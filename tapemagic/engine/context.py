@@ -18,7 +18,7 @@ class _ThreadState(threading.local):
         # Tapes recording in this thread, innermost last. The op hot path reads
         # this list once per op; empty means "nothing to record".
         self.tapes: list = []
-        # Tapes that keep an explanation log of every op (see GradientTape(explain=...)).
+        # Observers of every op, read and escape (the explanation log of a tape).
         self.observers: list = []
 
 

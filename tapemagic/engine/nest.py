@@ -40,7 +40,9 @@ def pack_sequence_as(structure: Any, flat: list) -> Any:
     result = _pack(structure, leaves)
     leftover = sum(1 for _ in leaves)
     if leftover:
-        raise ValueError(f"pack_sequence_as: {leftover} more leaves than the structure.")
+        raise ValueError(
+            f"pack_sequence_as: {leftover} more leaves than the structure."
+        )
     return result
 
 

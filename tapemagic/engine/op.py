@@ -131,7 +131,8 @@ def defop(
             match the forward's.
 
     Example:
-        >>> double = defop("_doctest_double", lambda x: 2 * x, lambda g, out, x: (2 * g,))
+        >>> double = defop("_doctest_double", lambda x: 2 * x,
+        ...                lambda g, out, x: (2 * g,))
         >>> double(3.0).numpy()
         np.float32(6.0)
         >>> del OP_TABLE["_doctest_double"]
@@ -186,10 +187,7 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
         value = op.forward(*[t._value for t in inputs], **params)
     except (ValueError, IndexError, TypeError) as err:
         raise _op_error(op, inputs, err) from None
-    if op.multi_output:
-        outputs = tuple(Tensor(v) for v in value)
-    else:
-        outputs = (Tensor(value),)
+    outputs = tuple(Tensor(v) for v in value) if op.multi_output else (Tensor(value),)
     tapes = state.tapes
     if tapes and op.vjp is not None:
         for tape in tapes:

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import functools
+import inspect
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -29,7 +31,7 @@ from .dtypes import from_numpy
 from .op import Op
 from .tensor import Tensor, Variable, convert_to_tensor
 
-__all__ = ["GradientTape", "UnconnectedGradients"]
+__all__ = ["GradientTape", "UnconnectedGradients", "set_explain_factory"]
 
 # Largest number of cotangent elements one jacobian sweep may hold per tensor;
 # bigger jacobians are split into several sweeps of this many rows.
@@ -53,6 +55,88 @@ def _unconnected_mode(value: Any) -> UnconnectedGradients:
         ) from None
 
 
+# The explanation log lives in tapemagic.graph, which the engine never imports:
+# the graph package registers its factory here when it is imported.
+_explain_factory: Callable[[], Any] | None = None
+
+
+def set_explain_factory(factory: Callable[[], Any] | None) -> None:
+    """Register what ``GradientTape(explain=True)`` builds (``tapemagic.graph`` does).
+
+    Args:
+        factory: called with no arguments, returns an observer (see
+            ``tapemagic.graph.log.ExplainLog``); None unregisters it.
+
+    Example:
+        >>> import tapemagic.graph  # registers its ExplainLog here
+        >>> type(GradientTape(explain=True)._explain).__name__
+        'ExplainLog'
+    """
+    global _explain_factory
+    _explain_factory = factory
+
+
+def _explain_observer(explain: Any, tape: GradientTape) -> Any:
+    if explain is False or explain is None:
+        return None
+    if explain is True:
+        if _explain_factory is None:
+            raise RuntimeError(
+                "GradientTape(explain=True) needs the explanation log of "
+                "tapemagic.graph, which is not loaded. Run `import tapemagic.graph` "
+                "first (the %%tape magic does), or pass explain=<an observer>."
+            )
+        explain = _explain_factory()
+    if not hasattr(explain, "on_op"):
+        raise TypeError(
+            f"explain={_describe(explain)} is neither a bool nor an observer with "
+            "on_op/on_tape/... methods. Pass explain=True, or a "
+            "tapemagic.graph.ExplainLog()."
+        )
+    bind = getattr(explain, "bind", None)
+    if bind is not None:
+        bind(tape)
+    return explain
+
+
+def _observers_of(tape: GradientTape) -> list:
+    """Observers listening now, plus the tape's own log even when it is not."""
+    observers = list(state.observers)
+    log = tape._explain
+    if log is not None and not any(o is log for o in observers):
+        observers.append(log)
+    return observers
+
+
+def _explained(method: Callable) -> Callable:
+    """Tell the observers about each gradient request: before, and its result."""
+    kind = method.__name__
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def wrapper(self: GradientTape, *args: Any, **kwargs: Any) -> Any:
+        if self._explain is None and not state.observers:
+            return method(self, *args, **kwargs)
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        call = dict(bound.arguments)
+        del call["self"]
+        observers = _observers_of(self)
+        for observer in observers:
+            observer.on_gradient_begin(self, kind, call)
+        try:
+            result = method(self, *args, **kwargs)
+        except Exception as err:
+            for observer in observers:
+                observer.on_gradient_end(self, kind, call, None, err)
+            raise
+        for observer in observers:
+            observer.on_gradient_end(self, kind, call, result, None)
+        return result
+
+    return wrapper
+
+
 class GradientTape:
     """Record operations for automatic differentiation, as ``tf.GradientTape``.
 
@@ -60,6 +144,13 @@ class GradientTape:
         persistent: allow more than one ``gradient``/``jacobian`` call.
         watch_accessed_variables: watch trainable variables as soon as they are
             read inside the tape.
+        explain: keep an explanation log of everything that runs inside the
+            ``with`` block (every op, watched or not, with its source line;
+            conversions, escapes to NumPy, variable reads and assigns) and of
+            every gradient request. ``True`` uses the log ``tapemagic.graph``
+            provides; any object with the observer methods of
+            ``tapemagic.graph.log.ExplainLog`` works too. Off by default: a
+            plain tape pays nothing for it.
 
     Example:
         >>> x = Variable(3.0)
@@ -70,10 +161,15 @@ class GradientTape:
     """
 
     def __init__(
-        self, persistent: bool = False, watch_accessed_variables: bool = True
+        self,
+        persistent: bool = False,
+        watch_accessed_variables: bool = True,
+        explain: Any = False,
     ) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
+        self._explain = _explain_observer(explain, self)
+        self._listening = False
         self._recording = False
         # Recorded state; None until the tape is first entered and again after a
         # non-persistent tape has answered (entering it then starts afresh).
@@ -86,11 +182,15 @@ class GradientTape:
     # -- context ---------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         self._push()
+        if self._explain is not None:
+            self._listen(True)
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         if self._recording:
             self._pop()
+        if self._explain is not None:
+            self._listen(False)
 
     def _push(self) -> None:
         if self._recording:
@@ -102,6 +202,8 @@ class GradientTape:
             self._start()
         state.tapes.append(self)
         self._recording = True
+        if self._explain is not None:
+            self._explain.on_tape(self, "start")
 
     def _pop(self) -> None:
         tapes = state.tapes
@@ -110,6 +212,25 @@ class GradientTape:
                 del tapes[i]
                 break
         self._recording = False
+        if self._explain is not None:
+            self._explain.on_tape(self, "stop")
+
+    def _listen(self, on: bool) -> None:
+        # The explanation log hears every op from entering the `with` block to
+        # leaving it, including ops under stop_recording() and after a
+        # non-persistent tape has answered (the diagnosis needs those too).
+        observers = state.observers
+        log = self._explain
+        if on:
+            if not any(o is log for o in observers):
+                observers.append(log)
+                self._listening = True
+        elif self._listening:
+            for i in range(len(observers) - 1, -1, -1):
+                if observers[i] is log:
+                    del observers[i]
+                    break
+            self._listening = False
 
     def _start(self) -> None:
         self._nodes = []
@@ -146,11 +267,14 @@ class GradientTape:
             if not isinstance(item, (Tensor, Variable)):
                 raise ValueError(
                     f"Passed in object {_describe(item)} of type "
-                    f"{type(item).__name__!r}, not tf.Tensor or tf.Variable. Convert it "
-                    "first: x = tf.constant(value), then tape.watch(x)."
+                    f"{type(item).__name__!r}, not tf.Tensor or tf.Variable. Convert "
+                    "it first: x = tf.constant(value), then tape.watch(x)."
                 )
             if self._nodes is None:
                 self._start()
+            if self._explain is not None or state.observers:
+                for observer in _observers_of(self):
+                    observer.on_watch(self, item)
             if item._value.dtype.kind not in "fc":
                 _warn_not_floating("watched tensor", item, "watch")
                 if isinstance(item, Variable):
@@ -161,8 +285,6 @@ class GradientTape:
             else:
                 self._watched[item._id] = item
                 self._tracked.add(item._id)
-            for observer in state.observers:
-                observer.on_watch(self, item)
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -177,6 +299,8 @@ class GradientTape:
                 "stop_recording() inside the tape's `with` block."
             )
         self._pop()
+        if self._explain is not None:
+            self._explain.on_tape(self, "pause")
         try:
             yield
         finally:
@@ -194,11 +318,14 @@ class GradientTape:
                 "block."
             )
         self._start()
+        if self._explain is not None:
+            self._explain.on_tape(self, "reset")
 
     def watched_variables(self) -> tuple[Variable, ...]:
         """Variables this tape watches, in the order they were created."""
         return tuple(self._variables[k] for k in sorted(self._variables))
 
+    @_explained
     def gradient(
         self,
         target: Any,
@@ -231,7 +358,7 @@ class GradientTape:
         flat_targets = [_as_target(t, i) for i, t in enumerate(nest.flatten(target))]
         flat_sources = _as_sources(sources)
         seeds = _seeds(flat_targets, output_gradients)
-        wanted = _differentiable_ids(flat_sources, "gradient")
+        wanted = _differentiable_ids(flat_sources, self._tracked, "gradient")
         grads = self._sweep(seeds, wanted)
         results = [
             _result(grads.get(s._id), s, mode, s._value.shape) for s in flat_sources
@@ -239,6 +366,7 @@ class GradientTape:
         self._finish()
         return nest.pack_sequence_as(sources, results)
 
+    @_explained
     def jacobian(
         self,
         target: Any,
@@ -269,7 +397,7 @@ class GradientTape:
         flat_sources = _as_sources(sources)
         shape = y._value.shape
         size = y._value.size
-        wanted = _differentiable_ids(flat_sources, "jacobian")
+        wanted = _differentiable_ids(flat_sources, self._tracked, "jacobian")
         eye = np.eye(size, dtype=y._value.dtype).reshape((size,) + shape)
         grads = self._chunked_sweeps(y, eye, wanted, flat_sources)
         results = []
@@ -281,6 +409,7 @@ class GradientTape:
         self._finish()
         return nest.pack_sequence_as(sources, results)
 
+    @_explained
     def batch_jacobian(
         self,
         target: Any,
@@ -321,10 +450,10 @@ class GradientTape:
                 f"Need first dimension of target shape {yshape} and source shape "
                 f"{xshape} to match: both are the batch size."
             )
-        batch, rows = yshape[0], int(np.prod(yshape[1:], dtype=np.int64))
+        rows = int(np.prod(yshape[1:], dtype=np.int64))
         eye = np.eye(rows, dtype=y._value.dtype).reshape((rows, 1) + yshape[1:])
         seed = np.broadcast_to(eye, (rows,) + yshape)
-        wanted = _differentiable_ids([x], "batch_jacobian")
+        wanted = _differentiable_ids([x], self._tracked, "batch_jacobian")
         g = self._chunked_sweeps(y, seed, wanted, [x]).get(x._id)
         self._finish()
         out_shape = yshape + xshape[1:]
@@ -450,13 +579,18 @@ def _as_sources(sources: Any) -> list:
     return out
 
 
-def _differentiable_ids(sources: list, call: str) -> set[int]:
+def _differentiable_ids(sources: list, tracked: set[int], call: str) -> set[int]:
+    """Ids of the sources that can get a gradient: floating and known to the tape.
+
+    A tensor the tape neither watched nor computed gets None even when a recorded
+    op used it (a constant multiplied by a variable, say), as in TensorFlow.
+    """
     wanted = set()
     for s in sources:
-        if s._value.dtype.kind in "fc":
-            wanted.add(s._id)
-        else:
+        if s._value.dtype.kind not in "fc":
             _warn_not_floating("source tensor", s, call)
+        elif s._id in tracked:
+            wanted.add(s._id)
     return wanted
 
 
@@ -468,7 +602,8 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
         if len(given) != len(targets):
             raise ValueError(
                 f"output_gradients has {len(given)} entries but there are "
-                f"{len(targets)} targets; give one cotangent per target (or None)."
+                f"{len(targets)} targets; give one cotangent per target (or None). For "
+                "a single target pass one tensor, e.g. tf.constant([...])."
             )
     seeds: dict[int, Tensor] = {}
     for i, (t, og) in enumerate(zip(targets, given)):

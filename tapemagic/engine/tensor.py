@@ -68,6 +68,17 @@ class TensorShape(tuple):
         item = tuple.__getitem__(self, key)
         return TensorShape(item) if isinstance(key, slice) else item
 
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, tuple)):
+            return tuple(self) == tuple(other)
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = tuple.__hash__
+
     def __repr__(self) -> str:
         return f"TensorShape({list(self)})"
 
@@ -274,26 +285,29 @@ class Tensor(_Operators):
         The result is a copy: changing it never changes the tensor. A tape does not
         follow values through NumPy, so a gradient path ends here.
         """
-        if state.observers:
-            _notify_escape(self, "numpy")
         value = self._value
-        return value.copy() if value.ndim else value[()]
+        result = value.copy() if value.ndim else value[()]
+        if state.observers:
+            _notify_escape(self, "numpy", result)
+        return result
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        if state.observers:
-            _notify_escape(self, "__array__")
         value = np.array(self._value, dtype=dtype, copy=True)
+        if state.observers:
+            _notify_escape(self, "__array__", value)
         return value
 
     def __float__(self) -> float:
+        result = float(self._value)
         if state.observers:
-            _notify_escape(self, "float")
-        return float(self._value)
+            _notify_escape(self, "float", result)
+        return result
 
     def __int__(self) -> int:
+        result = int(self._value)
         if state.observers:
-            _notify_escape(self, "int")
-        return int(self._value)
+            _notify_escape(self, "int", result)
+        return result
 
     def __index__(self) -> int:
         if self._value.dtype.kind not in "iu":
@@ -326,9 +340,7 @@ class Tensor(_Operators):
         text = repr(value[()]) if not value.ndim else repr(value)
         if not value.ndim and text.startswith("np."):
             text = str(value[()])
-        return (
-            f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
-        )
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self) -> str:
         text = _format_value(self._value)
@@ -437,25 +449,29 @@ class Variable(_Operators):
         return self.shape
 
     def numpy(self) -> Any:
-        if state.observers:
-            _notify_escape(self, "numpy")
         value = self._snapshot._value
-        return value.copy() if value.ndim else value[()]
+        result = value.copy() if value.ndim else value[()]
+        if state.observers:
+            _notify_escape(self, "numpy", result)
+        return result
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        value = np.array(self._snapshot._value, dtype=dtype, copy=True)
         if state.observers:
-            _notify_escape(self, "__array__")
-        return np.array(self._snapshot._value, dtype=dtype, copy=True)
+            _notify_escape(self, "__array__", value)
+        return value
 
     def __float__(self) -> float:
+        result = float(self._snapshot._value)
         if state.observers:
-            _notify_escape(self, "float")
-        return float(self._snapshot._value)
+            _notify_escape(self, "float", result)
+        return result
 
     def __int__(self) -> int:
+        result = int(self._snapshot._value)
         if state.observers:
-            _notify_escape(self, "int")
-        return int(self._snapshot._value)
+            _notify_escape(self, "int", result)
+        return result
 
     def __bool__(self) -> bool:
         return bool(self._read())
@@ -529,9 +545,18 @@ def _read_only_copy(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def _notify_escape(obj: Any, how: str) -> None:
+def _notify_escape(obj: Any, how: str, result: Any) -> None:
+    # `result` is the object handed to the user, so an observer can recognise it
+    # if it comes back into an op as a constant.
     for observer in state.observers:
-        observer.on_escape(obj, how)
+        observer.on_escape(obj, how, result)
+
+
+def _notify_convert(value: Any, tensor: Tensor, how: str) -> None:
+    # A Python or NumPy value became a tensor: implicitly, as an op input
+    # ("input"), or explicitly through convert_to_tensor ("constant").
+    for observer in state.observers:
+        observer.on_convert(value, tensor, how)
 
 
 def is_tensor(value: Any) -> bool:
@@ -641,12 +666,18 @@ def _cast_python(value: Any, array: np.ndarray, dtype: DType, what: str) -> np.n
             f"{what} would lose its {array.dtype} values. Use a tf.{dtype.name} value "
             f"or cast explicitly with tf.cast."
         )
+    if not isinstance(value, (np.ndarray, np.generic)):
+        # Python numbers convert straight to the target dtype: 0.1 as float64 must
+        # not pass through float32 on the way.
+        return np.asarray(value, dtype=target)
     return array.astype(target)
 
 
 def _contains_tensor(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
-        return any(isinstance(v, (Tensor, Variable)) or _contains_tensor(v) for v in value)
+        return any(
+            isinstance(v, (Tensor, Variable)) or _contains_tensor(v) for v in value
+        )
     return False
 
 
@@ -691,12 +722,16 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
         return value._read()
     if _contains_tensor(value):
         return convert_to_tensor(_shape.stack([_pack(v) for v in value]), dtype)
+    array = None
     if dtype is None and dtype_hint is not None:
         try:
-            return Tensor(_to_array(value, dtype_hint))
+            array = _to_array(value, dtype_hint)
         except TypeError:
-            pass
-    return Tensor(_to_array(value, dtype))
+            array = None  # the hint does not fit: use the default dtype instead
+    t = Tensor(_to_array(value, dtype) if array is None else array)
+    if state.observers:
+        _notify_convert(value, t, "constant")
+    return t
 
 
 def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
@@ -710,6 +745,12 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
         if isinstance(arg, (Tensor, Variable)):
             dtype = arg._value.dtype
             break
+    # The common case, tensors of one dtype, needs no conversion at all.
+    for arg in args:
+        if type(arg) is not Tensor or arg._value.dtype != dtype:
+            break
+    else:
+        return args
     out = []
     for i, arg in enumerate(args):
         cls = type(arg)
@@ -726,6 +767,8 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
             else:
                 array = _to_array(arg, dtypes.from_numpy(dtype), what=f"input #{i}")
             t = Tensor(array)
+            if state.observers:
+                _notify_convert(arg, t, "input")
         if t._value.dtype != dtype:
             raise _dtype_mismatch(i, t._value.dtype, dtype, args)
         out.append(t)

@@ -46,10 +46,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
         return tuple(range(ndim))
     if isinstance(axis, Tensor):
         axis = axis._value.tolist()
-    if isinstance(axis, (list, tuple)):
-        items = [int(a) for a in axis]
-    else:
-        items = [int(axis)]
+    items = [int(a) for a in axis] if isinstance(axis, (list, tuple)) else [int(axis)]
     out = []
     for a in items:
         if not -ndim <= a < ndim:

@@ -1,17 +1,41 @@
-"""Linear algebra: matmul (batched, with transposes), tensordot, einsum, matvec."""
+"""Linear algebra: matmul, tensordot, einsum, matvec, norms, traces, diagonals.
+
+Three primitives: ``matmul`` (TensorFlow's _MatMulGrad: each gradient is again a
+matmul), ``einsum`` (each input's gradient is again one einsum) and ``diag_part``.
+Everything else is composed from them and from shape and reduction ops, the way
+TensorFlow composes it, so gradients (and their kinks) match TensorFlow's.
+"""
 
 from __future__ import annotations
 
+import string
 from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, UnimplementedError
 from ..op import apply, defop
-from ..tensor import Tensor, convert_inputs
+from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from ._util import nb, unbroadcast
+from .math import abs as _abs
+from .math import multiply, sqrt
+from .math import pow as _pow
+from .reduce import reduce_max, reduce_sum
+from .shape import expand_dims, reshape, squeeze, transpose
 
-__all__ = ["matmul"]
+__all__ = [
+    "diag_part",
+    "einsum",
+    "matmul",
+    "matrix_transpose",
+    "matvec",
+    "norm",
+    "tensordot",
+    "trace",
+]
+
+
+# -- matmul ------------------------------------------------------------------------
 
 
 def _mT(a: np.ndarray) -> np.ndarray:
@@ -82,3 +106,567 @@ def matmul(
             op="matmul",
         )
     return apply(_matmul.op, (x, y), {"transpose_a": ta, "transpose_b": tb})
+
+
+def matvec(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``.
+
+    Leading (batch) axes broadcast as in ``matmul``; composed the way TensorFlow
+    composes ``tf.linalg.matvec``.
+
+    Args:
+        a: a tensor of rank >= 2, shape ``[..., M, N]``.
+        b: a tensor of rank >= 1, shape ``[..., N]``.
+        transpose_a: use the transpose of the last two axes of ``a``.
+        adjoint_a: the same as ``transpose_a`` for real tensors.
+        a_is_sparse: ignored (a hint in TensorFlow).
+        b_is_sparse: ignored (a hint in TensorFlow).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of shape ``[..., M]``.
+
+    Raises:
+        InvalidArgumentError: if ``a`` has rank < 2, ``b`` rank < 1, or the inner
+            sizes differ.
+
+    Example:
+        >>> matvec([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]).numpy()
+        array([3., 7.], dtype=float32)
+    """
+    x, v = convert_inputs((a, b))
+    if v._value.ndim < 1:
+        raise InvalidArgumentError(
+            f"matvec needs b of rank >= 1, got a scalar {v._value!r}. Pass a vector "
+            "of shape [..., N].",
+            op="matvec",
+        )
+    column = expand_dims(v, -1)
+    return squeeze(matmul(x, column, transpose_a or adjoint_a), -1)
+
+
+# -- tensordot ------------------------------------------------------------------------
+
+
+def _tensordot_axes(axes: Any, a_rank: int, b_rank: int) -> tuple[list, list]:
+    if isinstance(axes, Tensor):
+        axes = axes._value.tolist()
+    if isinstance(axes, (int, np.integer)):
+        n = int(axes)
+        if n < 0:
+            raise ValueError(f"`axes` must be at least 0, got axes={n}.")
+        if n > a_rank or n > b_rank:
+            raise ValueError(
+                f"`axes` must not be larger than the rank of either tensor, got "
+                f"axes={n} for ranks {a_rank} and {b_rank}."
+            )
+        return list(range(a_rank - n, a_rank)), list(range(n))
+    if not isinstance(axes, (list, tuple)) or len(axes) != 2:
+        raise ValueError(
+            f"`axes` must be an integer or a pair of axis lists, got {axes!r}. "
+            "Example: axes=[[1], [0]] contracts a's axis 1 with b's axis 0."
+        )
+    a_axes, b_axes = axes
+    if isinstance(a_axes, (int, np.integer)):
+        a_axes = [a_axes]
+    if isinstance(b_axes, (int, np.integer)):
+        b_axes = [b_axes]
+    a_axes, b_axes = [int(i) for i in a_axes], [int(i) for i in b_axes]
+    if len(a_axes) != len(b_axes):
+        raise ValueError(
+            f"Different number of contraction axes for a and b: {a_axes} and "
+            f"{b_axes}. Give one axis of b for each axis of a."
+        )
+    for what, ax, rank in (("a", a_axes, a_rank), ("b", b_axes, b_rank)):
+        for i in ax:
+            if not -rank <= i < rank:
+                raise ValueError(
+                    f"tensordot: axis {i} is out of range for {what} of rank {rank}."
+                )
+    return [i % a_rank for i in a_axes], [i % b_rank for i in b_axes]
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
+    """Sum of products over the axes ``axes`` of ``a`` and ``b``.
+
+    Composed as TensorFlow composes it: transpose the contracted axes together,
+    reshape both to matrices, one ``matmul``, reshape back.
+
+    Args:
+        a: a tensor.
+        b: a tensor of ``a``'s dtype.
+        axes: an int N (the last N axes of ``a`` with the first N of ``b``), or a
+            pair ``[a_axes, b_axes]`` of equally long axis lists (or single ints).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor with the free axes of ``a`` followed by the free axes of ``b``.
+
+    Raises:
+        ValueError: if ``axes`` is malformed or out of range.
+        InvalidArgumentError: if contracted axes have different sizes.
+
+    Example:
+        >>> tensordot([[1.0, 2.0], [3.0, 4.0]], [1.0, 10.0], axes=1).numpy()
+        array([21., 43.], dtype=float32)
+    """
+    x, y = convert_inputs((a, b))
+    xs, ys = x._value.shape, y._value.shape
+    a_axes, b_axes = _tensordot_axes(axes, len(xs), len(ys))
+    for i, j in zip(a_axes, b_axes):
+        if xs[i] != ys[j]:
+            raise InvalidArgumentError(
+                f"tensordot: axis {i} of a (shape {list(xs)}) has size {xs[i]} but "
+                f"axis {j} of b (shape {list(ys)}) has size {ys[j]}; contracted axes "
+                "must have equal sizes.",
+                op="tensordot",
+            )
+    free_a = [i for i in range(len(xs)) if i not in a_axes]
+    free_b = [j for j in range(len(ys)) if j not in b_axes]
+    inner = int(np.prod([xs[i] for i in a_axes], dtype=np.int64))
+    rows = int(np.prod([xs[i] for i in free_a], dtype=np.int64))
+    cols = int(np.prod([ys[j] for j in free_b], dtype=np.int64))
+    left = reshape(transpose(x, free_a + a_axes), (rows, inner))
+    right = reshape(transpose(y, b_axes + free_b), (inner, cols))
+    shape = tuple(xs[i] for i in free_a) + tuple(ys[j] for j in free_b)
+    return reshape(matmul(left, right), shape)
+
+
+# -- einsum -------------------------------------------------------------------------
+
+
+def _split_subscripts(term: str) -> tuple[str, str, bool]:
+    """``'ab...c'`` as (letters before ``...``, letters after, has ellipsis)."""
+    if "..." in term:
+        before, after = term.split("...", 1)
+        return before, after, True
+    return term, "", False
+
+
+def _normalize_equation(equation: str, shapes: list[tuple]) -> str:
+    """The equation in explicit form (``->`` and output), checked against shapes.
+
+    Raises:
+        ValueError: for a malformed equation or one that does not fit the inputs.
+        InvalidArgumentError: if a subscript labels axes of different sizes.
+    """
+    eq = equation.replace(" ", "")
+    if eq.count("->") > 1:
+        raise ValueError(f"einsum: equation {equation!r} has more than one '->'.")
+    lhs, _, out = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise ValueError(
+            f"einsum: equation {equation!r} has {len(terms)} input subscripts but "
+            f"{len(shapes)} tensors were given; give one subscript string per tensor."
+        )
+    sizes: dict[str, int] = {}
+    any_ellipsis = False
+    for term, shape in zip(terms, shapes):
+        before, after, has_ellipsis = _split_subscripts(term)
+        any_ellipsis |= has_ellipsis
+        letters = before + after
+        if "." in letters or not all(c in string.ascii_letters for c in letters):
+            raise ValueError(
+                f"einsum: invalid subscripts {term!r} in {equation!r}; use letters "
+                "and at most one '...' per input."
+            )
+        if len(letters) > len(shape) or (
+            not has_ellipsis and len(letters) != len(shape)
+        ):
+            raise ValueError(
+                f"einsum: subscripts {term!r} name {len(letters)} axes but the tensor "
+                f"has shape {list(shape)}."
+            )
+        dims = shape[: len(before)] + shape[len(shape) - len(after) :]
+        for c, d in zip(letters, dims):
+            if sizes.setdefault(c, d) != d:
+                raise InvalidArgumentError(
+                    f"einsum: subscript {c!r} labels axes of sizes {sizes[c]} and {d} "
+                    f"in {equation!r}; each subscript must label axes of one size.",
+                    op="einsum",
+                )
+    if "->" not in eq:
+        counts = {c: lhs.count(c) for c in sizes}
+        out = ("..." if any_ellipsis else "") + "".join(
+            sorted(c for c, k in counts.items() if k == 1)
+        )
+    before, after, out_ellipsis = _split_subscripts(out)
+    out_letters = before + after
+    if not all(c in sizes for c in out_letters) or len(set(out_letters)) != len(
+        out_letters
+    ):
+        raise ValueError(
+            f"einsum: output subscripts {out!r} must be distinct letters that appear "
+            f"in the inputs of {equation!r}."
+        )
+    if any_ellipsis and not out_ellipsis:
+        raise ValueError(
+            f"einsum: the inputs of {equation!r} use '...' but the output does not; "
+            "write '...' in the output too."
+        )
+    return ",".join(terms) + "->" + out
+
+
+def _einsum_forward(*arrays: np.ndarray, equation: str) -> np.ndarray:
+    # optimize picks a contraction order (and BLAS) for two or more operands
+    return np.asarray(np.einsum(equation, *arrays, optimize=len(arrays) > 1))
+
+
+def _letter_sizes(term: str, shape: tuple) -> dict[str, int]:
+    before, after, _ = _split_subscripts(term)
+    dims = shape[: len(before)] + shape[len(shape) - len(after) :]
+    return dict(zip(before + after, dims))
+
+
+def _sum_to_ellipsis(grad: Tensor, term: str, shape: tuple, nbatch: int) -> Tensor:
+    """Sum ``grad`` (batch + term with the full broadcast ``...``) down to ``shape``.
+
+    Like ``unbroadcast``, but the broadcast axes sit where ``...`` sits in ``term``.
+    """
+    before, after, _ = _split_subscripts(term)
+    gshape = grad._value.shape
+    full = gshape[nbatch + len(before) : len(gshape) - len(after)]
+    own = shape[len(before) : len(shape) - len(after)]
+    if full == own:
+        return grad
+    start = nbatch + len(before)
+    lead = len(full) - len(own)
+    axes = list(range(start, start + lead))
+    axes += [
+        start + lead + i for i, d in enumerate(own) if d == 1 and full[lead + i] != 1
+    ]
+    summed = reduce_sum(grad, axis=axes, keepdims=True)
+    return reshape(summed, gshape[:nbatch] + tuple(shape))
+
+
+def _einsum_vjp_for(k: int):
+    """The VJP for input ``k``: one einsum of g with the other inputs.
+
+    The gradient of input k has its subscripts as output. A subscript repeated in
+    input k (a diagonal, 'ii->i') gets a fresh letter tied to the first by an
+    identity matrix; a subscript only input k has (summed there, 'ij->i') is
+    restored by a vector of ones. Batch axes of g get fresh leading letters.
+    """
+
+    def vjp(g, out, *inputs, equation):
+        lhs, out_sub = equation.split("->")
+        terms = lhs.split(",")
+        x = inputs[k]
+        dtype = x._value.dtype
+        fresh = iter(c for c in string.ascii_letters if c not in equation)
+        batch = "".join(next(fresh) for _ in range(nb(g, out)))
+        operands, subs = [g], [batch + out_sub]
+        for j, (term, other) in enumerate(zip(terms, inputs)):
+            if j != k:
+                operands.append(other)
+                subs.append(term)
+        sizes = _letter_sizes(terms[k], x._value.shape)
+        term = terms[k]
+        if "..." in equation and "..." not in term:
+            # g has the broadcast '...' axes; this input has none: sum them away
+            term = "..." + term
+        before, after, has_ellipsis = _split_subscripts(term)
+        target, seen = [], []
+        for c in before + ("." if has_ellipsis else "") + after:
+            if c == ".":
+                target.append("...")
+            elif c in seen:
+                tied = next(fresh)
+                operands.append(Tensor(np.eye(sizes[c], dtype=dtype)))
+                subs.append(c + tied)
+                target.append(tied)
+            else:
+                seen.append(c)
+                target.append(c)
+        present = set("".join(subs))
+        for c in seen:
+            if c not in present:
+                operands.append(Tensor(np.ones(sizes[c], dtype=dtype)))
+                subs.append(c)
+        grad = einsum(",".join(subs) + "->" + batch + "".join(target), *operands)
+        if has_ellipsis:
+            return _sum_to_ellipsis(grad, term, x._value.shape, len(batch))
+        return grad
+
+    return vjp
+
+
+# One VJP per input position, so backprop differentiates only the inputs that
+# lead to a source; einsum takes any number of inputs up to this many.
+_EINSUM_VJPS = tuple(_einsum_vjp_for(k) for k in range(16))
+
+_einsum = defop("einsum", _einsum_forward, _EINSUM_VJPS)
+
+
+def einsum(
+    equation: str, *inputs: Any, name: str | None = None, **kwargs: Any
+) -> Tensor:
+    """Einstein summation: products of ``inputs`` summed over repeated subscripts.
+
+    Supports explicit (``'ij,jk->ik'``) and implicit (``'ij,jk'``) equations,
+    ellipses that broadcast (``'...ij,...jk->...ik'``), and subscripts repeated in
+    one input (``'ii->i'``, the diagonal; ``'ii->'``, the trace). A subscript must
+    label axes of one size everywhere, as in TensorFlow (NumPy would broadcast
+    size 1). Each input's gradient is again one einsum.
+
+    Args:
+        equation: the subscripts, e.g. ``'bij,bjk->bik'``.
+        *inputs: the tensors, all of one dtype.
+        name: ignored; accepted for TensorFlow compatibility.
+        **kwargs: ``optimize`` is accepted and ignored (the order is picked here).
+
+    Returns:
+        The contracted tensor.
+
+    Raises:
+        ValueError: if the equation is malformed or does not fit the inputs.
+        InvalidArgumentError: if one subscript labels axes of different sizes.
+
+    Example:
+        >>> einsum("ij,j->i", [[1.0, 2.0], [3.0, 4.0]], [1.0, 10.0]).numpy()
+        array([21., 43.], dtype=float32)
+    """
+    tensors = convert_inputs(inputs)
+    if not 1 <= len(tensors) <= len(_EINSUM_VJPS):
+        raise ValueError(
+            f"einsum takes 1 to {len(_EINSUM_VJPS)} tensors, got {len(tensors)}."
+        )
+    explicit = _normalize_equation(equation, [t._value.shape for t in tensors])
+    return apply(_einsum.op, tensors, {"equation": explicit})
+
+
+# -- diagonals, traces, transposes ---------------------------------------------------
+
+
+def _diag_part_vjp(g, out, x):
+    # Put g back on the diagonal: broadcast it along the axis it does not index and
+    # multiply by a (possibly rectangular) identity. Linear in g, so an outer tape
+    # sees a multiply by a constant.
+    rows, cols = x._value.shape[-2:]
+    eye = Tensor(np.eye(rows, cols, dtype=x._value.dtype))
+    axis = -1 if rows <= cols else -2
+    return (expand_dims(g, axis) * eye,)
+
+
+_diag_part = defop(
+    "diag_part",
+    lambda x: np.diagonal(x, axis1=-2, axis2=-1).copy(),
+    _diag_part_vjp,
+)
+
+
+def diag_part(input: Any, name: str | None = None, k: int = 0, **kwargs: Any) -> Tensor:
+    """The main diagonal of the last two axes: shape ``[..., min(M, N)]``.
+
+    Args:
+        input: a tensor of rank >= 2.
+        name: ignored; accepted for TensorFlow compatibility.
+        k: the diagonal offset; only 0 (the main diagonal) is supported.
+        **kwargs: ``padding_value`` and ``align`` are accepted for k=0, where
+            they have no effect.
+
+    Returns:
+        The diagonal entries.
+
+    Raises:
+        ValueError: if ``input`` has rank < 2.
+        UnimplementedError: for ``k != 0``.
+
+    Example:
+        >>> diag_part([[1.0, 2.0], [3.0, 4.0]]).numpy()
+        array([1., 4.], dtype=float32)
+    """
+    x = convert_to_tensor(input)
+    if x._value.ndim < 2:
+        raise ValueError(
+            f"diag_part needs a tensor of rank >= 2 (a batch of matrices), got shape "
+            f"{list(x._value.shape)}. For the diagonal of a vector's outer product "
+            "use the vector itself."
+        )
+    if k != 0:
+        raise UnimplementedError(
+            f"diag_part supports only the main diagonal (k=0), got k={k!r}. Slice "
+            "the matrix first, e.g. diag_part(m[..., :, k:]) for k > 0.",
+            op="diag_part",
+        )
+    return apply(_diag_part.op, (x,), {})
+
+
+def trace(x: Any, name: str | None = None) -> Tensor:
+    """Sum of the main diagonal of the last two axes (``tf.linalg.trace``).
+
+    Args:
+        x: a tensor of rank >= 2.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of shape ``x.shape[:-2]``.
+
+    Raises:
+        ValueError: if ``x`` has rank < 2.
+
+    Example:
+        >>> trace([[1.0, 2.0], [3.0, 4.0]]).numpy()
+        np.float32(5.0)
+    """
+    return reduce_sum(diag_part(x), axis=-1)
+
+
+def matrix_transpose(
+    a: Any, name: str | None = None, conjugate: bool = False
+) -> Tensor:
+    """Swap the last two axes (``tf.linalg.matrix_transpose``).
+
+    Args:
+        a: a tensor of rank >= 2.
+        name: ignored; accepted for TensorFlow compatibility.
+        conjugate: ignored for real tensors.
+
+    Returns:
+        ``a`` with its last two axes swapped.
+
+    Raises:
+        ValueError: if ``a`` has rank < 2.
+
+    Example:
+        >>> matrix_transpose([[1.0, 2.0, 3.0]]).shape
+        TensorShape([3, 1])
+    """
+    x = convert_to_tensor(a)
+    ndim = x._value.ndim
+    if ndim < 2:
+        raise ValueError(
+            f"Argument 'a' should be a (batch) matrix with rank >= 2, got shape "
+            f"{list(x._value.shape)}. Use tf.reshape to make it a matrix first."
+        )
+    return transpose(x, tuple(range(ndim - 2)) + (ndim - 1, ndim - 2))
+
+
+# -- norms ---------------------------------------------------------------------------
+
+
+def _norm_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis._value.tolist()
+    items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if not 1 <= len(items) <= 2 or not all(
+        isinstance(i, (int, np.integer)) for i in items
+    ):
+        raise ValueError(
+            f"'axis' must be None, an integer, or a tuple of 2 unique integers, got "
+            f"{axis!r}."
+        )
+    for i in items:
+        if not -ndim <= i < ndim:
+            raise ValueError(
+                f"norm: axis {i} is out of range for a tensor of rank {ndim}."
+            )
+    out = tuple(int(i) % ndim for i in items)
+    if len(out) == 2 and out[0] == out[1]:
+        raise ValueError(
+            f"'axis' must be None, an integer, or a tuple of 2 unique integers, got "
+            f"{axis!r} (the same axis twice)."
+        )
+    return out
+
+
+def _is_ord(ord: Any, value: Any) -> bool:
+    return not isinstance(ord, str) and ord == value
+
+
+def norm(
+    tensor: Any,
+    ord: Any = "euclidean",
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+) -> Tensor:
+    """Vector and matrix norms, composed as ``tf.norm`` composes them.
+
+    The euclidean norm is ``sqrt(reduce_sum(x * x))``, so its gradient at a zero
+    vector is NaN, exactly as in TensorFlow (0 * inf). Add a small epsilon under
+    the square root yourself if you need a finite gradient there.
+
+    Args:
+        tensor: a floating-point tensor.
+        ord: ``'euclidean'`` (default), ``'fro'`` (matrices only), 1, 2,
+            ``np.inf`` or any positive real p. Matrix norms (``axis`` a pair)
+            support ``'euclidean'``, ``'fro'``, 1 and ``np.inf``.
+        axis: None (the flattened tensor as one vector), an int (a batch of
+            vectors) or a pair of ints (a batch of matrices).
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The norms.
+
+    Raises:
+        ValueError: if ``ord`` or ``axis`` is invalid.
+        UnimplementedError: for the matrix 2-norm (it needs an SVD).
+
+    Example:
+        >>> norm([3.0, 4.0]).numpy()
+        np.float32(5.0)
+        >>> norm([[1.0, -2.0], [3.0, 4.0]], ord=1, axis=[0, 1]).numpy()
+        np.float32(6.0)
+    """
+    x = convert_to_tensor(tensor)
+    axes = _norm_axes(axis, x._value.ndim)
+    is_matrix = axes is not None and len(axes) == 2
+    if is_matrix:
+        if not (
+            ord in ("euclidean", "fro") or any(_is_ord(ord, v) for v in (1, 2, np.inf))
+        ):
+            raise ValueError(
+                f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, "
+                f"inf], got {ord!r}."
+            )
+        if _is_ord(ord, 2):
+            raise UnimplementedError(
+                "norm: the matrix 2-norm (largest singular value) needs an SVD, which "
+                "is not available. Use ord='fro' or compute it another way.",
+                op="norm",
+            )
+    elif ord != "euclidean" and (
+        isinstance(ord, str) or not np.isreal(ord) or not ord > 0
+    ):
+        raise ValueError(
+            f"'ord' must be a supported vector norm ('euclidean', 1, 2, inf or a "
+            f"positive real number), got {ord!r}. 'fro' is for matrices: pass "
+            "axis=[-2, -1]."
+        )
+    if ord in ("euclidean", "fro") or _is_ord(ord, 2):
+        result = sqrt(reduce_sum(multiply(x, x), axis=axes, keepdims=True))
+    else:
+        magnitude = _abs(x)
+        if _is_ord(ord, 1):
+            result = reduce_sum(
+                magnitude, axis=None if axes is None else axes[0], keepdims=True
+            )
+            if is_matrix:
+                result = reduce_max(result, axis=axes[1], keepdims=True)
+        elif _is_ord(ord, np.inf):
+            if is_matrix:
+                magnitude = reduce_sum(magnitude, axis=axes[1], keepdims=True)
+            result = reduce_max(
+                magnitude, axis=None if axes is None else axes[0], keepdims=True
+            )
+        else:
+            # NumPy scalars keep full precision in a float64 tensor
+            p = np.float64(ord)
+            total = reduce_sum(_pow(magnitude, p), axis=axes, keepdims=True)
+            result = _pow(total, 1 / p)
+    if keepdims:
+        return result
+    return squeeze(result, axis=axes)

@@ -84,20 +84,22 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapemagic\.e
 # -- arithmetic ---------------------------------------------------------------
 
 
-def _add_vjp(g, out, x, y):
-    n = nb(g, out)
-    return unbroadcast(g, x._value.shape, n), unbroadcast(g, y._value.shape, n)
-
-
-add = defop("add", np.add, _add_vjp)
-
-
-def _subtract_vjp(g, out, x, y):
-    n = nb(g, out)
-    return unbroadcast(g, x._value.shape, n), unbroadcast(-g, y._value.shape, n)
-
-
-subtract = defop("subtract", np.subtract, _subtract_vjp)
+add = defop(
+    "add",
+    np.add,
+    (
+        lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
+        lambda g, out, x, y: unbroadcast(g, y._value.shape, nb(g, out)),
+    ),
+)
+subtract = defop(
+    "subtract",
+    np.subtract,
+    (
+        lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
+        lambda g, out, x, y: unbroadcast(-g, y._value.shape, nb(g, out)),
+    ),
+)
 
 multiply = defop(
     "multiply",
@@ -138,7 +140,9 @@ divide_no_nan = defop(
     "divide_no_nan",
     _divide_no_nan_forward,
     (
-        lambda g, out, x, y: unbroadcast(divide_no_nan(g, y), x._value.shape, nb(g, out)),
+        lambda g, out, x, y: unbroadcast(
+            divide_no_nan(g, y), x._value.shape, nb(g, out)
+        ),
         lambda g, out, x, y: unbroadcast(
             g * divide_no_nan(-x, y * y), y._value.shape, nb(g, out)
         ),
@@ -322,7 +326,9 @@ _where = defop(
 )
 
 
-def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+def where(
+    condition: Any, x: Any = None, y: Any = None, name: str | None = None
+) -> Tensor:
     """Pick ``x`` where ``condition`` is true, else ``y`` (broadcasting all three).
 
     With only ``condition``, return the int64 coordinates of its true elements.

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max, min, prod, logsumexp, argmax, argmin.
+"""Reductions: sum, mean, max, min, prod, logsumexp, argmax, argmin, any, all.
 
 The VJP of a reduction reshapes ``g`` back to the input's rank (size-1 axes where
 it reduced) and broadcasts. Axes are counted from the end so that cotangents with
@@ -11,21 +11,93 @@ from typing import Any
 
 import numpy as np
 
-from ..op import apply, defop
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from ..op import Op, apply, defop
 from ..tensor import Tensor, convert_to_tensor
 from ._util import normalize_axes
+from .math import cast, equal, exp, sqrt, square, subtract
+from .shape import broadcast_to, reshape
 
-__all__ = ["reduce_sum"]
+__all__ = [
+    "argmax",
+    "argmin",
+    "reduce_all",
+    "reduce_any",
+    "reduce_logsumexp",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_std",
+    "reduce_sum",
+    "reduce_variance",
+]
 
 
-def _expand_reduced(g: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool) -> Tensor:
-    """``g`` (batch + reduced shape) as batch + ``x.shape``, broadcast along ``axes``."""
-    from .shape import broadcast_to, reshape
+# -- helpers -----------------------------------------------------------------------
 
+
+def _reduction_axes(axis: Any, ndim: int, op_name: str) -> tuple[int, ...]:
+    try:
+        return normalize_axes(axis, ndim)
+    except ValueError as err:
+        raise InvalidArgumentError(
+            f"{op_name}: invalid reduction dimension: {err} Pass axis=None to reduce "
+            "over every axis.",
+            op=op_name,
+        ) from None
+
+
+def _reduce(
+    op: Op, input_tensor: Any, axis: Any, keepdims: bool, numeric: bool = True
+) -> Tensor:
+    x = convert_to_tensor(input_tensor)
+    if numeric and x._value.dtype == np.bool_:
+        raise InvalidArgumentError(
+            f"{op.name} needs a numeric tensor, got a bool tensor of shape "
+            f"{list(x._value.shape)}. Cast it first, e.g. tf.cast(x, tf.int32), or use "
+            "tf.reduce_any / tf.reduce_all.",
+            op=op.name,
+        )
+    axes = _reduction_axes(axis, x._value.ndim, op.name)
+    return apply(op, (x,), {"axes": axes, "keepdims": bool(keepdims)})
+
+
+def _kept_shape(shape: tuple, axes: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with the reduced axes set to 1: the keepdims shape."""
+    return tuple(1 if i in axes else d for i, d in enumerate(shape))
+
+
+def _count(shape: tuple, axes: tuple[int, ...]) -> int:
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def _expand_reduced(
+    g: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool
+) -> Tensor:
+    """``g`` (batch + reduced shape) as batch + ``x.shape``, broadcast on ``axes``."""
     shape = x._value.shape
-    batch = g._value.shape[: g._value.ndim - (len(shape) if keepdims else len(shape) - len(axes))]
-    kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
-    return broadcast_to(reshape(g, batch + kept), batch + shape)
+    batch = g._value.shape[
+        : g._value.ndim - (len(shape) if keepdims else len(shape) - len(axes))
+    ]
+    return broadcast_to(reshape(g, batch + _kept_shape(shape, axes)), batch + shape)
+
+
+def _as_kept(out: Tensor, x: Tensor, axes: tuple[int, ...]) -> Tensor:
+    """A reduction's result (no batch axes) reshaped to broadcast against ``x``."""
+    return reshape(out, _kept_shape(x._value.shape, axes))
+
+
+def _require_float(x: Tensor, op_name: str) -> None:
+    if x._value.dtype.kind not in "fc":
+        raise TypeError(
+            f"{op_name}: input must be either real or complex. Received "
+            f"{x.dtype.name} input; cast it first: tf.cast(x, tf.float32)."
+        )
+
+
+# -- sum and mean ------------------------------------------------------------------
 
 
 def _sum_vjp(g, out, x, *, axes, keepdims):
@@ -45,10 +117,508 @@ def reduce_sum(
 ) -> Tensor:
     """Sum over ``axis`` (all axes by default).
 
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The sums, in the input's dtype (int32 sums stay int32, as in TensorFlow).
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range, or the input is bool.
+
     Example:
         >>> reduce_sum([[1.0, 2.0], [3.0, 4.0]], axis=0).numpy()
         array([4., 6.], dtype=float32)
     """
+    return _reduce(_reduce_sum.op, input_tensor, axis, keepdims)
+
+
+def _mean_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
+    total = np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    count = _count(x.shape, axes)
+    if x.dtype.kind in "iu":
+        # TensorFlow divides integer sums in C: the mean truncates toward zero
+        # (-3 / 2 is -1, where NumPy's // would give -2). An empty mean is 0.
+        quotient = np.abs(total) // max(count, 1)
+        return (np.sign(total) * quotient).astype(x.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.true_divide(total, count, dtype=x.dtype)
+
+
+# A primitive rather than sum / count: integer means truncate in one NumPy call,
+# and the graph shows the op the user wrote.
+_reduce_mean = defop(
+    "reduce_mean",
+    _mean_forward,
+    lambda g, out, x, *, axes, keepdims: (
+        _expand_reduced(g, x, axes, keepdims) / _count(x._value.shape, axes),
+    ),
+)
+
+
+def reduce_mean(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Mean over ``axis`` (all axes by default).
+
+    Integer tensors give an integer mean that truncates toward zero, as in
+    TensorFlow: the mean of int32 ``[-1, -2]`` is ``-1``. Cast to a float dtype
+    first for the exact mean.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The means, in the input's dtype.
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range, or the input is bool.
+
+    Example:
+        >>> reduce_mean([[1.0, 2.0], [3.0, 5.0]], axis=1).numpy()
+        array([1.5, 4. ], dtype=float32)
+        >>> reduce_mean([-1, -2]).numpy()
+        np.int32(-1)
+    """
+    return _reduce(_reduce_mean.op, input_tensor, axis, keepdims)
+
+
+# -- max and min -------------------------------------------------------------------
+
+
+def _max_min_vjp(g, out, x, *, axes, keepdims):
+    # TensorFlow's _MinOrMaxGrad: the gradient is split evenly among the elements
+    # equal to the result (1/k each for a k-way tie). The selection is a constant
+    # (equal records nothing), so second derivatives are zero, as they should be.
+    chosen = cast(equal(x, _as_kept(out, x, axes)), x.dtype)
+    share = chosen / reduce_sum(chosen, axis=axes, keepdims=True)
+    return (_expand_reduced(g, x, axes, keepdims) * share,)
+
+
+def _max_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
+    return np.max(x, axis=axes, keepdims=keepdims)
+
+
+def _min_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
+    return np.min(x, axis=axes, keepdims=keepdims)
+
+
+_reduce_max = defop("reduce_max", _max_forward, _max_min_vjp)
+_reduce_min = defop("reduce_min", _min_forward, _max_min_vjp)
+
+
+def reduce_max(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Maximum over ``axis`` (all axes by default).
+
+    The gradient goes to the maximal elements, split evenly among ties: for
+    ``[1., 3., 3.]`` it is ``[0., .5, .5]``, as in TensorFlow.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The maxima, in the input's dtype.
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range, a reduced axis is empty,
+            or the input is bool.
+
+    Example:
+        >>> reduce_max([[1.0, 5.0], [3.0, 4.0]], axis=0).numpy()
+        array([3., 5.], dtype=float32)
+    """
+    return _reduce(_reduce_max.op, input_tensor, axis, keepdims)
+
+
+def reduce_min(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Minimum over ``axis`` (all axes by default); ties share the gradient evenly.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The minima, in the input's dtype.
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range, a reduced axis is empty,
+            or the input is bool.
+
+    Example:
+        >>> reduce_min([[1.0, 5.0], [3.0, 4.0]], axis=1).numpy()
+        array([1., 3.], dtype=float32)
+    """
+    return _reduce(_reduce_min.op, input_tensor, axis, keepdims)
+
+
+# -- prod --------------------------------------------------------------------------
+
+
+def _prod_of_others_forward(x: np.ndarray, *, axes: tuple) -> np.ndarray:
+    # Move the reduced axes last and flatten them; the product of the others at i
+    # is (product of those before i) * (product of those after i): two exclusive
+    # cumulative products, no division, so zeros are handled exactly.
+    kept = [i for i in range(x.ndim) if i not in axes]
+    order = kept + list(axes)
+    moved = np.transpose(x, order)
+    group = _count(x.shape, axes)
+    if group == 0 or x.size == 0:
+        return np.ones_like(x)
+    flat = moved.reshape(moved.shape[: len(kept)] + (group,))
+    ones = np.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)
+    others = (before * after[..., ::-1]).reshape(moved.shape)
+    return np.transpose(others, np.argsort(order))
+
+
+def _prod_of_others_vjp(g, out, x, *, axes):
+    # out_i = prod_{j != i} x_j, so d out_i / d x_k = out_i / x_k for k != i and 0
+    # for k == i; hence g_x = (sum_i g_i out_i - g_k out_k) / x_k. This divides by
+    # x, so derivatives of reduce_prod beyond the first need a group without zeros
+    # (TensorFlow's cumprod gradient divides by x too).
+    from_end = tuple(a - x._value.ndim for a in axes)
+    weighted = g * out
+    return ((reduce_sum(weighted, axis=from_end, keepdims=True) - weighted) / x,)
+
+
+# A primitive because the product of the other elements has no division-free form
+# in the other ops: it keeps reduce_prod's gradient exact where the input has zeros.
+_prod_of_others = defop("prod_of_others", _prod_of_others_forward, _prod_of_others_vjp)
+
+
+_reduce_prod = defop(
+    "reduce_prod",
+    lambda x, *, axes, keepdims: np.prod(
+        x, axis=axes, keepdims=keepdims, dtype=x.dtype
+    ),
+    lambda g, out, x, *, axes, keepdims: (
+        _expand_reduced(g, x, axes, keepdims) * _prod_of_others(x, axes=axes),
+    ),
+)
+
+
+def reduce_prod(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Product over ``axis`` (all axes by default).
+
+    The gradient at each element is the product of the other elements, computed
+    without dividing by the element, so it is right where the input has zeros:
+    with one zero the zero's gradient is the product of the rest, with two every
+    gradient is zero.
+
+    Args:
+        input_tensor: the tensor to reduce.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The products, in the input's dtype.
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range, or the input is bool.
+
+    Example:
+        >>> reduce_prod([[1.0, 2.0], [3.0, 4.0]], axis=1).numpy()
+        array([ 2., 12.], dtype=float32)
+    """
+    return _reduce(_reduce_prod.op, input_tensor, axis, keepdims)
+
+
+# -- logsumexp ---------------------------------------------------------------------
+
+
+def _logsumexp_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
+    # Subtract the maximum so exp never overflows; an infinite maximum (all -inf,
+    # or an inf) is replaced by 0, as TensorFlow does, to avoid inf - inf.
+    top = np.max(x, axis=axes, keepdims=True, initial=-np.inf)
+    top = np.where(np.isfinite(top), top, np.zeros_like(top))
+    with np.errstate(divide="ignore"):
+        result = np.log(np.sum(np.exp(x - top), axis=axes, keepdims=True)) + top
+    return result if keepdims else np.squeeze(result, axis=axes)
+
+
+# A primitive: its VJP is the softmax exp(x - out), which never overflows since
+# x <= out, and costs one exp instead of the composed max/exp/sum/log chain.
+_reduce_logsumexp = defop(
+    "reduce_logsumexp",
+    _logsumexp_forward,
+    lambda g, out, x, *, axes, keepdims: (
+        _expand_reduced(g, x, axes, keepdims) * exp(x - _as_kept(out, x, axes)),
+    ),
+)
+
+
+def reduce_logsumexp(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis``, computed without overflow.
+
+    The gradient is the softmax of ``x`` along the reduced axes.
+
+    Args:
+        input_tensor: a floating-point tensor.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The reduced tensor, in the input's dtype.
+
+    Raises:
+        TypeError: if the input is not floating point.
+        InvalidArgumentError: if an axis is out of range.
+
+    Example:
+        >>> reduce_logsumexp([1000.0, 1000.0]).numpy()
+        np.float32(1000.6932)
+    """
     x = convert_to_tensor(input_tensor)
-    axes = normalize_axes(axis, x._value.ndim)
-    return apply(_reduce_sum.op, (x,), {"axes": axes, "keepdims": bool(keepdims)})
+    _require_float(x, "reduce_logsumexp")
+    return _reduce(_reduce_logsumexp.op, x, axis, keepdims)
+
+
+# -- variance and standard deviation (composed) ------------------------------------
+
+
+def reduce_variance(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Population variance (dividing by N) over ``axis``.
+
+    Args:
+        input_tensor: a floating-point tensor.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The variances, in the input's dtype.
+
+    Raises:
+        TypeError: if the input is not floating point (as in TensorFlow).
+        InvalidArgumentError: if an axis is out of range.
+
+    Example:
+        >>> reduce_variance([1.0, 2.0, 3.0, 4.0]).numpy()
+        np.float32(1.25)
+    """
+    x = convert_to_tensor(input_tensor)
+    _require_float(x, "reduce_variance")
+    mean = reduce_mean(x, axis, keepdims=True)
+    return reduce_mean(square(subtract(x, mean)), axis, keepdims)
+
+
+def reduce_std(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Population standard deviation over ``axis``: ``sqrt(reduce_variance(x))``.
+
+    Args:
+        input_tensor: a floating-point tensor.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The standard deviations, in the input's dtype.
+
+    Raises:
+        TypeError: if the input is not floating point (as in TensorFlow).
+        InvalidArgumentError: if an axis is out of range.
+
+    Example:
+        >>> reduce_std([1.0, 3.0]).numpy()
+        np.float32(1.0)
+    """
+    x = convert_to_tensor(input_tensor)
+    _require_float(x, "reduce_std")
+    return sqrt(reduce_variance(x, axis, keepdims))
+
+
+# -- argmax, argmin (not differentiable) -------------------------------------------
+
+_argmax = defop(
+    "argmax", lambda x, *, axis, dtype: np.argmax(x, axis=axis).astype(dtype)
+)
+_argmin = defop(
+    "argmin", lambda x, *, axis, dtype: np.argmin(x, axis=axis).astype(dtype)
+)
+
+
+def _arg_reduce(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:
+    x = convert_to_tensor(input)
+    out_dtype = dtypes.as_dtype(output_type)
+    if out_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(
+            f"{op.name}: output_type must be tf.int32 or tf.int64, got {out_dtype!r}."
+        )
+    ndim = x._value.ndim
+    axis = 0 if axis is None else int(axis)
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(
+            f"{op.name}: expected an axis in the range [{-ndim}, {ndim}) for a tensor "
+            f"of shape {list(x._value.shape)}, but got {axis}.",
+            op=op.name,
+        )
+    if x._value.shape[axis] == 0:
+        raise InvalidArgumentError(
+            f"{op.name}: reduction axis {axis} is empty in shape "
+            f"{list(x._value.shape)}; there is no element to pick.",
+            op=op.name,
+        )
+    return apply(op, (x,), {"axis": axis % ndim, "dtype": out_dtype._np})
+
+
+def argmax(
+    input: Any, axis: Any = None, output_type: Any = dtypes.int64,
+    name: str | None = None,
+) -> Tensor:  # fmt: skip
+    """Index of the largest value along ``axis`` (the first one on a tie).
+
+    Not differentiable: a gradient through it is ``None``.
+
+    Args:
+        input: the tensor to search.
+        axis: the axis to reduce; None means 0, as in TensorFlow 2.
+        output_type: tf.int64 (the default) or tf.int32.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        An integer tensor of the input's shape without ``axis``.
+
+    Raises:
+        InvalidArgumentError: if ``axis`` is out of range or empty.
+        TypeError: if ``output_type`` is not int32 or int64.
+
+    Example:
+        >>> argmax([[1.0, 9.0], [5.0, 2.0]]).numpy()
+        array([1, 0])
+    """
+    return _arg_reduce(_argmax.op, input, axis, output_type)
+
+
+def argmin(
+    input: Any, axis: Any = None, output_type: Any = dtypes.int64,
+    name: str | None = None,
+) -> Tensor:  # fmt: skip
+    """Index of the smallest value along ``axis`` (the first one on a tie).
+
+    Not differentiable: a gradient through it is ``None``.
+
+    Args:
+        input: the tensor to search.
+        axis: the axis to reduce; None means 0, as in TensorFlow 2.
+        output_type: tf.int64 (the default) or tf.int32.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        An integer tensor of the input's shape without ``axis``.
+
+    Raises:
+        InvalidArgumentError: if ``axis`` is out of range or empty.
+        TypeError: if ``output_type`` is not int32 or int64.
+
+    Example:
+        >>> argmin([[1.0, 9.0], [5.0, 2.0]], axis=1).numpy()
+        array([0, 1])
+    """
+    return _arg_reduce(_argmin.op, input, axis, output_type)
+
+
+# -- any, all (bool, not differentiable) -------------------------------------------
+
+_reduce_any = defop(
+    "reduce_any",
+    lambda x, *, axes, keepdims: np.any(x, axis=axes, keepdims=keepdims),
+)
+_reduce_all = defop(
+    "reduce_all",
+    lambda x, *, axes, keepdims: np.all(x, axis=axes, keepdims=keepdims),
+)
+
+
+def _logical_reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
+    x = convert_to_tensor(input_tensor)
+    if x._value.dtype != np.bool_:
+        raise InvalidArgumentError(
+            f"{op.name} needs a bool tensor, got {x.dtype.name}. Compare first, e.g. "
+            f"tf.{op.name}(x > 0), or cast with tf.cast(x, tf.bool).",
+            op=op.name,
+        )
+    return _reduce(op, x, axis, keepdims, numeric=False)
+
+
+def reduce_any(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Logical or over ``axis`` of a bool tensor.
+
+    Args:
+        input_tensor: a bool tensor.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A bool tensor.
+
+    Raises:
+        InvalidArgumentError: if the input is not bool or an axis is out of range.
+
+    Example:
+        >>> reduce_any([[True, False], [False, False]], axis=1).numpy()
+        array([ True, False])
+    """
+    return _logical_reduce(_reduce_any.op, input_tensor, axis, keepdims)
+
+
+def reduce_all(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """Logical and over ``axis`` of a bool tensor.
+
+    Args:
+        input_tensor: a bool tensor.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A bool tensor.
+
+    Raises:
+        InvalidArgumentError: if the input is not bool or an axis is out of range.
+
+    Example:
+        >>> reduce_all([[True, True], [True, False]], axis=1).numpy()
+        array([ True, False])
+    """
+    return _logical_reduce(_reduce_all.op, input_tensor, axis, keepdims)

@@ -1,8 +1,13 @@
-"""Ops that move elements without arithmetic: reshape, transpose, slicing, stacking.
+"""Ops that move elements without arithmetic: reshape, transpose, slicing, stacking,
+tiling, gathering, padding.
 
 Their VJPs move the cotangent back. Leading batch axes of ``g`` stay in front:
 ``reshape`` keeps ``g.shape[:nb]``, ``transpose`` shifts its permutation by
-``nb``, slicing prepends ``nb`` full slices to the index.
+``nb``, slicing prepends ``nb`` full slices to the index, and axes are otherwise
+counted from the end. Everything that picks elements by index (``getitem``,
+``gather``, ``gather_nd``) has one dense scatter-add as its VJP,
+``tensor_scatter_add``, whose own VJP picks the same elements again, so nested
+tapes work through indexing too.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
@@ -20,10 +26,19 @@ __all__ = [
     "broadcast_to",
     "concat",
     "expand_dims",
+    "gather",
+    "gather_nd",
     "getitem",
+    "pad",
+    "rank",
     "reshape",
+    "reverse",
+    "shape",
+    "size",
+    "split",
     "squeeze",
     "stack",
+    "tile",
     "transpose",
     "unstack",
 ]
@@ -42,7 +57,9 @@ def _static_shape(shape: Any) -> tuple[int, ...]:
 _reshape = defop(
     "reshape",
     lambda x, *, shape: np.reshape(x, shape),
-    lambda g, out, x, *, shape: (reshape(g, g._value.shape[: nb(g, out)] + x._value.shape),),
+    lambda g, out, x, *, shape: (
+        reshape(g, g._value.shape[: nb(g, out)] + x._value.shape),
+    ),
 )
 
 
@@ -276,6 +293,8 @@ def _index_item(item: Any) -> Any:
     array = np.asarray(item)
     if array.dtype.kind == "b":
         return array
+    if array.size == 0 and array.dtype.kind == "f":
+        array = array.astype(np.int64)  # x[[]]: an empty list of indices
     if array.dtype.kind not in "iu":
         raise TypeError(
             f"Only integers, slices, ..., None and integer or boolean arrays are valid "
@@ -299,7 +318,9 @@ def _is_advanced(item: Any) -> bool:
     return isinstance(item, np.ndarray)
 
 
-def _scatter_forward(g: np.ndarray, *, shape: tuple, key: tuple, nbatch: int) -> np.ndarray:
+def _scatter_forward(
+    g: np.ndarray, *, shape: tuple, key: tuple, nbatch: int
+) -> np.ndarray:
     batch = g.shape[:nbatch]
     z = np.zeros(batch + shape, dtype=g.dtype)
     full = (slice(None),) * nbatch + key
@@ -321,7 +342,9 @@ _scatter = defop("tensor_scatter_add", _scatter_forward, _scatter_vjp)
 
 def _getitem_vjp(g, out, x, *, key):
     n = nb(g, out)
-    return (apply(_scatter.op, (g,), {"shape": x._value.shape, "key": key, "nbatch": n}),)
+    return (
+        apply(_scatter.op, (g,), {"shape": x._value.shape, "key": key, "nbatch": n}),
+    )
 
 
 _strided_slice = defop("strided_slice", lambda x, *, key: x[key], _getitem_vjp)
@@ -332,23 +355,640 @@ def _getitem_raw(x: Tensor, key: tuple) -> Tensor:
 
 
 def getitem(tensor: Any, key: Any) -> Tensor:
-    """``tensor[key]`` with NumPy's indexing: ints, slices (any step), ``None``,
-    ``...``, and one integer or boolean array (or adjacent group of them).
+    """``tensor[key]`` with NumPy's indexing.
+
+    Supports ints, slices (any step, negative too), ``None`` (``tf.newaxis``),
+    ``...``, and integer arrays, lists, int tensors or boolean masks, as long as
+    those (with any ints among them) sit next to each other in the key. The
+    gradient scatters ``g`` back; repeated indices accumulate.
+
+    Args:
+        tensor: the tensor to index.
+        key: the index, as for a NumPy array.
+
+    Returns:
+        The selected elements.
 
     Raises:
         IndexError: if an index is out of range.
-        TypeError: for an index of an unsupported type.
+        TypeError: for an index of an unsupported type, or integer-array indices
+            separated by a slice, ``None`` or ``...``.
+
+    Example:
+        >>> x = convert_to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+        >>> getitem(x, (slice(None), slice(None, None, -1))).numpy()
+        array([[3., 2., 1.],
+               [6., 5., 4.]], dtype=float32)
+        >>> getitem(x, (1, [0, 0, 2])).numpy()
+        array([4., 4., 6.], dtype=float32)
     """
     x = convert_to_tensor(tensor)
     key = _normalize_key(key)
-    advanced = [i for i, k in enumerate(key) if _is_advanced(k)]
-    if advanced and advanced[-1] - advanced[0] + 1 != len(advanced):
-        raise TypeError(
-            "Integer-array indices separated by a slice are not supported (NumPy "
-            "would move their axes to the front). Index in two steps, or use "
-            "tf.gather."
-        )
+    if any(_is_advanced(k) for k in key):
+        # NumPy broadcasts ints together with arrays; if such a group is split by
+        # a slice, None or ..., it moves the group's axes to the front, and a
+        # batched cotangent (with leading slices added) would move differently.
+        grouped = [
+            i for i, k in enumerate(key) if _is_advanced(k) or isinstance(k, int)
+        ]
+        if grouped[-1] - grouped[0] + 1 != len(grouped):
+            raise TypeError(
+                "Integer-array indices (and plain integers used with them) separated "
+                "by a slice, None or ... are not supported: NumPy would move their "
+                "axes to the front. Index in two steps, or use tf.gather."
+            )
     try:
         return _getitem_raw(x, key)
     except InvalidArgumentError as err:
         raise IndexError(f"Index out of range: {err}") from None
+
+
+def _check_axis(axis: Any, ndim: int, op_name: str) -> int:
+    """``axis`` as a non-negative int, or InvalidArgumentError naming the range."""
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(
+            f"{op_name}: axis {axis} is out of range for a tensor of rank {ndim}; use "
+            f"an axis in [{-ndim}, {ndim}).",
+            op=op_name,
+        )
+    return axis % ndim
+
+
+# -- split -------------------------------------------------------------------------
+
+
+def _split_sizes(splits: Any, dim: int, axis: int) -> list[int]:
+    if isinstance(splits, (Tensor, Variable)):
+        splits = splits._value.tolist()
+    if isinstance(splits, (int, np.integer)):
+        count = int(splits)
+        if count <= 0:
+            raise ValueError(
+                f"split: num_or_size_splits={count} must be a positive number of "
+                "pieces, or a list of sizes."
+            )
+        if dim % count:
+            raise InvalidArgumentError(
+                f"Number of ways to split should evenly divide the split dimension, "
+                f"but got split_dim {axis} (size = {dim}) and num_split {count}. "
+                "Pass a list of sizes for uneven pieces.",
+                op="split",
+            )
+        return [dim // count] * count
+    sizes = [int(s) for s in splits]
+    if not sizes:
+        raise ValueError("split: num_or_size_splits is an empty list; give sizes.")
+    unknown = [i for i, s in enumerate(sizes) if s == -1]
+    if len(unknown) > 1 or any(s < -1 for s in sizes):
+        raise InvalidArgumentError(
+            f"split: size_splits {sizes} may hold at most one -1 (the size to "
+            "infer) and no other negative sizes.",
+            op="split",
+        )
+    known = sum(s for s in sizes if s != -1)
+    if unknown and known <= dim:
+        sizes[unknown[0]] = dim - known
+    elif not unknown and known == dim:
+        pass
+    else:
+        raise InvalidArgumentError(
+            f"split: the sizes {sizes} must add up to {dim}, the size of dimension "
+            f"{axis} (or, with one -1, to at most {dim}).",
+            op="split",
+        )
+    return sizes
+
+
+def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
+          name: str | None = None) -> list[Tensor]:  # fmt: skip
+    """Split ``value`` along ``axis`` into pieces.
+
+    Args:
+        value: the tensor to split.
+        num_or_size_splits: a number of equal pieces, or a list of piece sizes of
+            which at most one is -1 (inferred from the rest).
+        axis: the axis to split; negative counts from the end.
+        num: the number of pieces, if given; must match.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A list of tensors.
+
+    Raises:
+        InvalidArgumentError: if the pieces do not fit the axis, or ``axis`` is
+            out of range.
+        ValueError: for a non-positive number of pieces, or a mismatched ``num``.
+
+    Example:
+        >>> [p.numpy().tolist() for p in split([1.0, 2.0, 3.0, 4.0, 5.0], [2, -1])]
+        [[1.0, 2.0], [3.0, 4.0, 5.0]]
+    """
+    x = convert_to_tensor(value)
+    ndim = x._value.ndim
+    axis = _check_axis(axis, ndim, "split")
+    sizes = _split_sizes(num_or_size_splits, x._value.shape[axis], axis)
+    if num is not None and int(num) != len(sizes):
+        raise ValueError(f"split: num={num} but the split gives {len(sizes)} pieces.")
+    bounds = np.cumsum(sizes)[:-1].tolist()
+    # the axis counted from the end: the VJP's concat then skips g's batch axes
+    return list(_split_at(x, bounds, axis - ndim))
+
+
+# -- tile --------------------------------------------------------------------------
+
+
+def _tile_vjp(g, out, x, *, multiples):
+    # out[k * d + j] = x[j] along each axis: view g as (m_0, d_0, m_1, d_1, ...)
+    # and sum the repeat axes, counted from the end.
+    from .reduce import reduce_sum
+
+    shape = x._value.shape
+    batch = g._value.shape[: nb(g, out)]
+    interleaved = tuple(n for m, d in zip(multiples, shape) for n in (m, d))
+    rank_ = len(shape)
+    repeats = tuple(2 * i - 2 * rank_ for i in range(rank_))
+    return (reduce_sum(reshape(g, batch + interleaved), axis=repeats),)
+
+
+_tile = defop("tile", lambda x, *, multiples: np.tile(x, multiples), _tile_vjp)
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
+    """Repeat ``input`` ``multiples[i]`` times along each axis ``i``.
+
+    Args:
+        input: the tensor to tile.
+        multiples: one non-negative int per axis of ``input``.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of shape ``input.shape * multiples``.
+
+    Raises:
+        InvalidArgumentError: if ``multiples`` does not have one entry per axis,
+            or has a negative entry.
+
+    Example:
+        >>> tile([[1.0, 2.0]], [2, 2]).numpy()
+        array([[1., 2., 1., 2.],
+               [1., 2., 1., 2.]], dtype=float32)
+    """
+    x = convert_to_tensor(input)
+    reps = _static_shape(multiples)
+    ndim = x._value.ndim
+    if len(reps) != ndim:
+        raise InvalidArgumentError(
+            f"Expected multiples argument to be a vector of length {ndim} but got "
+            f"length {len(reps)} ({list(reps)}); give one repeat count per axis of "
+            f"the input of shape {list(x._value.shape)}.",
+            op="tile",
+        )
+    if any(m < 0 for m in reps):
+        raise InvalidArgumentError(
+            f"Expected multiples to be non-negative, but got {list(reps)}.", op="tile"
+        )
+    if all(m == 1 for m in reps):
+        return x
+    return apply(_tile.op, (x,), {"multiples": reps})
+
+
+# -- gather, gather_nd -------------------------------------------------------------
+#
+# Both reshape params so that one NumPy advanced index (the "key") picks the
+# result, with the index arrays adjacent and first: params.reshape(flat)[key] has
+# shape `keyed`, reshaped to the result. The VJP reshapes g to `keyed` and
+# scatter-adds it into zeros of shape `flat` (np.add.at: repeated indices
+# accumulate); that scatter's own VJP indexes with the same key again.
+
+
+def _gather_plan(pshape: tuple, indices: np.ndarray, *, axis: int,
+                 batch_dims: int) -> tuple:  # fmt: skip
+    batch = int(np.prod(pshape[:batch_dims], dtype=np.int64))
+    pre = int(np.prod(pshape[batch_dims:axis], dtype=np.int64))
+    post = int(np.prod(pshape[axis + 1 :], dtype=np.int64))
+    picked = int(np.prod(indices.shape[batch_dims:], dtype=np.int64))
+    flat = (batch, pre, pshape[axis], post)
+    key = (
+        np.arange(batch)[:, None, None],
+        np.arange(pre)[None, :, None],
+        indices.reshape(batch, 1, picked).astype(np.int64),
+    )
+    keyed = (batch, pre, picked, post)
+    result = pshape[:axis] + indices.shape[batch_dims:] + pshape[axis + 1 :]
+    return flat, key, keyed, result
+
+
+def _gather_nd_plan(pshape: tuple, indices: np.ndarray, *, batch_dims: int) -> tuple:
+    depth = indices.shape[-1]
+    batch = int(np.prod(pshape[:batch_dims], dtype=np.int64))
+    picked = int(np.prod(indices.shape[batch_dims:-1], dtype=np.int64))
+    rest = pshape[batch_dims + depth :]
+    flat = (batch,) + pshape[batch_dims:]
+    coords = indices.reshape(batch, picked, depth).astype(np.int64)
+    key = (np.arange(batch)[:, None],) + tuple(coords[..., j] for j in range(depth))
+    keyed = (batch, picked) + rest
+    result = indices.shape[:-1] + rest
+    return flat, key, keyed, result
+
+
+def _indexed_forward(plan):
+    def forward(params: np.ndarray, indices: np.ndarray, **static: Any) -> np.ndarray:
+        flat, key, _, result = plan(params.shape, indices, **static)
+        return params.reshape(flat)[key].reshape(result)
+
+    return forward
+
+
+def _indexed_vjp(plan):
+    def vjp(g, out, params, indices, **static):
+        pshape = params._value.shape
+        flat, key, keyed, _ = plan(pshape, indices._value, **static)
+        n = nb(g, out)
+        batch = g._value.shape[:n]
+        dense = apply(
+            _scatter.op,
+            (reshape(g, batch + keyed),),
+            {"shape": flat, "key": key, "nbatch": n},
+        )
+        return reshape(dense, batch + pshape)
+
+    return vjp
+
+
+_gather = defop(
+    "gather",
+    _indexed_forward(_gather_plan),
+    (_indexed_vjp(_gather_plan), None),
+    same_dtype=False,
+)
+_gather_nd = defop(
+    "gather_nd",
+    _indexed_forward(_gather_nd_plan),
+    (_indexed_vjp(_gather_nd_plan), None),
+    same_dtype=False,
+)
+
+
+def _int_indices(indices: Any, op_name: str) -> Tensor:
+    t = convert_to_tensor(indices)
+    if t._value.dtype not in (np.int32, np.int64):
+        raise TypeError(
+            f"{op_name}: indices must be int32 or int64, got {t.dtype.name}. Cast "
+            "them: tf.cast(indices, tf.int32)."
+        )
+    return t
+
+
+def _first_bad(bad: np.ndarray) -> tuple[int, ...] | None:
+    if not bad.any():
+        return None
+    return tuple(int(i) for i in np.argwhere(bad)[0])
+
+
+def _check_batch_dims(batch_dims: Any, p: Tensor, idx: Tensor, op_name: str) -> int:
+    bd = int(batch_dims)
+    if bd < 0:
+        bd += idx._value.ndim
+    pshape, ishape = p._value.shape, idx._value.shape
+    if not 0 <= bd <= idx._value.ndim or bd > p._value.ndim:
+        raise InvalidArgumentError(
+            f"{op_name}: batch_dims={batch_dims} must be in [-{idx._value.ndim}, "
+            f"{idx._value.ndim}] for indices of rank {idx._value.ndim} and at most "
+            f"the rank of params ({p._value.ndim}).",
+            op=op_name,
+        )
+    if pshape[:bd] != ishape[:bd]:
+        raise InvalidArgumentError(
+            f"{op_name}: params.shape[:{bd}] = {list(pshape[:bd])} must equal "
+            f"indices.shape[:{bd}] = {list(ishape[:bd])} (batch_dims={bd}).",
+            op=op_name,
+        )
+    return bd
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
+           batch_dims: int = 0, name: str | None = None) -> Tensor:  # fmt: skip
+    """Pick slices of ``params`` along ``axis`` at ``indices`` (any shape).
+
+    The result has shape ``params.shape[:axis] + indices.shape[batch_dims:] +
+    params.shape[axis + 1:]``. The gradient is dense (TensorFlow returns
+    ``IndexedSlices``; the values are the same) and repeated indices accumulate.
+
+    Args:
+        params: the tensor to pick from.
+        indices: int32 or int64 indices into ``params.shape[axis]``.
+        validate_indices: ignored, as in TensorFlow 2.
+        axis: the axis to gather along; defaults to ``batch_dims``.
+        batch_dims: leading axes shared by ``params`` and ``indices``, gathered
+            element by element.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The gathered tensor, in ``params``' dtype.
+
+    Raises:
+        InvalidArgumentError: if an index is negative or out of range (as on
+            TensorFlow's CPU), or ``axis``/``batch_dims`` do not fit.
+        TypeError: if ``indices`` are not integers.
+
+    Example:
+        >>> gather([10.0, 20.0, 30.0], [2, 0, 2]).numpy()
+        array([30., 10., 30.], dtype=float32)
+        >>> gather([[1.0, 2.0], [3.0, 4.0]], [1], axis=1).numpy()
+        array([[2.],
+               [4.]], dtype=float32)
+    """
+    p = convert_to_tensor(params)
+    idx = _int_indices(indices, "gather")
+    bd = _check_batch_dims(batch_dims, p, idx, "gather")
+    ndim = p._value.ndim
+    ax = _check_axis(bd if axis is None else axis, ndim, "gather")
+    if ax < bd:
+        raise InvalidArgumentError(
+            f"gather: batch_dims ({bd}) must be less than or equal to axis ({ax}).",
+            op="gather",
+        )
+    size = p._value.shape[ax]
+    where = _first_bad((idx._value < 0) | (idx._value >= size))
+    if where is not None:
+        raise InvalidArgumentError(
+            f"indices[{','.join(map(str, where))}] = {idx._value[where]} is not in "
+            f"[0, {size}) (axis {ax} of params with shape {list(p._value.shape)}). "
+            "Negative indices do not wrap around in tf.gather.",
+            op="gather",
+        )
+    return apply(_gather.op, (p, idx), {"axis": ax, "batch_dims": bd})
+
+
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
+              name: str | None = None) -> Tensor:  # fmt: skip
+    """Pick elements or slices of ``params`` by coordinates in the last axis of
+    ``indices``.
+
+    ``indices[..., :]`` holds ``k`` coordinates into the first ``k`` axes of
+    ``params`` (after ``batch_dims``); the result has shape
+    ``indices.shape[:-1] + params.shape[batch_dims + k:]``. Repeated coordinates
+    accumulate in the gradient.
+
+    Args:
+        params: the tensor to pick from.
+        indices: int32 or int64 coordinates, with the coordinates in the last axis.
+        batch_dims: leading axes shared by ``params`` and ``indices``.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The gathered tensor, in ``params``' dtype.
+
+    Raises:
+        InvalidArgumentError: if a coordinate is out of range, or the shapes do
+            not fit.
+        TypeError: if ``indices`` are not integers.
+
+    Example:
+        >>> gather_nd([[1.0, 2.0], [3.0, 4.0]], [[1, 0], [0, 1]]).numpy()
+        array([3., 2.], dtype=float32)
+    """
+    p = convert_to_tensor(params)
+    idx = _int_indices(indices, "gather_nd")
+    ishape, pshape = idx._value.shape, p._value.shape
+    if not ishape:
+        raise InvalidArgumentError(
+            "gather_nd: indices must have rank >= 1 (coordinates in the last axis); "
+            "wrap a single coordinate in a list: [[i, j]].",
+            op="gather_nd",
+        )
+    bd = _check_batch_dims(batch_dims, p, idx, "gather_nd")
+    depth = ishape[-1]
+    if bd >= len(ishape) or depth > len(pshape) - bd:
+        raise InvalidArgumentError(
+            f"gather_nd: indices.shape[-1] = {depth} must be at most the rank of "
+            f"params after batch_dims ({len(pshape) - bd}, params shape "
+            f"{list(pshape)}), and indices need an axis beyond batch_dims={bd}.",
+            op="gather_nd",
+        )
+    limits = np.asarray(pshape[bd : bd + depth], dtype=np.int64)
+    where = _first_bad(np.any((idx._value < 0) | (idx._value >= limits), axis=-1))
+    if where is not None:
+        raise InvalidArgumentError(
+            f"indices[{','.join(map(str, where))}] = {idx._value[where].tolist()} "
+            f"does not index into param shape {list(pshape)}.",
+            op="gather_nd",
+        )
+    return apply(_gather_nd.op, (p, idx), {"batch_dims": bd})
+
+
+# -- pad, reverse ------------------------------------------------------------------
+
+
+def _pad_vjp(g, out, x, *, paddings, constant):
+    # the cotangent of the input is the middle of g; Ellipsis keeps batch axes
+    middle = tuple(slice(lo, lo + d) for (lo, _), d in zip(paddings, x._value.shape))
+    return (_getitem_raw(g, (Ellipsis,) + middle),)
+
+
+_pad = defop(
+    "pad",
+    lambda x, *, paddings, constant: np.pad(
+        x, paddings, mode="constant", constant_values=constant
+    ),
+    _pad_vjp,
+)
+
+
+def _mirror_pad(x: Tensor, paddings: tuple, reflect: bool) -> Tensor:
+    # Composed from reversed slices and concat, so the VJP (which folds the border
+    # back onto the edge) and higher derivatives come from those ops.
+    shift = 1 if reflect else 0
+    for axis, (lo, hi) in enumerate(paddings):
+        if not lo and not hi:
+            continue
+        dim = x._value.shape[axis]
+        lead = (slice(None),) * axis
+        parts = []
+        if lo:
+            stop = shift - 1 if shift else None
+            parts.append(_getitem_raw(x, lead + (slice(lo - 1 + shift, stop, -1),)))
+        parts.append(x)
+        if hi:
+            start = dim - 1 - shift
+            stop = start - hi
+            parts.append(
+                _getitem_raw(x, lead + (slice(start, stop if stop >= 0 else None, -1),))
+            )
+        x = concat(parts, axis=axis)
+    return x
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
+        name: str | None = None) -> Tensor:  # fmt: skip
+    """Pad ``tensor`` with ``paddings[i] = [before, after]`` elements on axis ``i``.
+
+    Args:
+        tensor: the tensor to pad.
+        paddings: an int array of shape ``[rank, 2]``, non-negative.
+        mode: ``"CONSTANT"`` (fill with ``constant_values``), ``"REFLECT"``
+            (mirror without the edge) or ``"SYMMETRIC"`` (mirror with the edge);
+            any case.
+        constant_values: the fill value for ``"CONSTANT"``, in the tensor's dtype.
+            Its gradient is ``None``, as in TensorFlow.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The padded tensor.
+
+    Raises:
+        InvalidArgumentError: if ``paddings`` has the wrong shape, is negative, or
+            is too large to mirror.
+        ValueError: for an unknown ``mode``.
+
+    Example:
+        >>> pad([[1.0, 2.0]], [[0, 0], [1, 2]]).numpy()
+        array([[0., 1., 2., 0., 0.]], dtype=float32)
+        >>> pad([1.0, 2.0, 3.0], [[2, 1]], mode="REFLECT").numpy()
+        array([3., 2., 1., 2., 3., 2.], dtype=float32)
+    """
+    x = convert_to_tensor(tensor)
+    mode_name = str(mode).upper()
+    if mode_name not in ("CONSTANT", "REFLECT", "SYMMETRIC"):
+        raise ValueError(
+            f'pad: mode must be "CONSTANT", "REFLECT" or "SYMMETRIC", got {mode!r}.'
+        )
+    if isinstance(paddings, (Tensor, Variable)):
+        paddings = paddings._value
+    table = np.asarray(paddings)
+    if table.size == 0:
+        table = table.reshape(0, 2).astype(np.int64)  # a scalar's paddings: []
+    shape = x._value.shape
+    if table.shape != (len(shape), 2) or table.dtype.kind not in "iu":
+        raise InvalidArgumentError(
+            f"pad: paddings must be an int array of shape [{len(shape)}, 2] (one "
+            f"[before, after] pair per axis of the input of shape {list(shape)}), "
+            f"got {table.tolist()!r}.",
+            op="pad",
+        )
+    pairs = tuple((int(lo), int(hi)) for lo, hi in table)
+    if any(lo < 0 or hi < 0 for lo, hi in pairs):
+        raise InvalidArgumentError(
+            f"pad: paddings must be non-negative, got {[list(p) for p in pairs]}.",
+            op="pad",
+        )
+    if not any(lo or hi for lo, hi in pairs):
+        return x
+    if mode_name == "CONSTANT":
+        fill = convert_inputs((x, constant_values))[1]._value
+        if fill.ndim:
+            raise ValueError(
+                f"pad: constant_values must be a scalar, got shape {list(fill.shape)}."
+            )
+        return apply(_pad.op, (x,), {"paddings": pairs, "constant": fill[()]})
+    reflect = mode_name == "REFLECT"
+    for axis, ((lo, hi), dim) in enumerate(zip(pairs, shape)):
+        limit = dim - 1 if reflect else dim
+        if lo > limit or hi > limit:
+            raise InvalidArgumentError(
+                f"pad: {mode_name} paddings on axis {axis} must be at most {limit} "
+                f"(the axis has size {dim}), got [{lo}, {hi}].",
+                op="pad",
+            )
+    return _mirror_pad(x, pairs, reflect)
+
+
+_reverse = defop(
+    "reverse",
+    lambda x, *, axes: np.flip(x, axes),
+    lambda g, out, x, *, axes: (
+        _reverse(g, axes=tuple(a - x._value.ndim for a in axes)),
+    ),
+)
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    """Reverse the order of elements along each axis in ``axis``.
+
+    Args:
+        tensor: the tensor to reverse.
+        axis: a list of distinct axes (negative counts from the end).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The reversed tensor.
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range or repeated.
+
+    Example:
+        >>> reverse([[1.0, 2.0], [3.0, 4.0]], [1]).numpy()
+        array([[2., 1.],
+               [4., 3.]], dtype=float32)
+    """
+    x = convert_to_tensor(tensor)
+    ndim = x._value.ndim
+    items = _static_shape(axis)
+    axes = tuple(_check_axis(a, ndim, "reverse") for a in items)
+    if len(set(axes)) != len(axes):
+        raise InvalidArgumentError(
+            f"reverse: axis {list(items)} names an axis more than once; list each "
+            "axis once.",
+            op="reverse",
+        )
+    if not axes:
+        return x
+    return apply(_reverse.op, (x,), {"axes": tuple(sorted(axes))})
+
+
+# -- static facts: shape, size, rank (not ops: no tape records them) ---------------
+
+
+def _int_out_type(out_type: Any, what: str) -> np.dtype:
+    dtype = dtypes.as_dtype(out_type)
+    if dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(
+            f"{what}: out_type must be tf.int32 or tf.int64, got {dtype!r}."
+        )
+    return dtype._np
+
+
+def _shape_of(input: Any) -> tuple[int, ...]:
+    if isinstance(input, (Tensor, Variable)):
+        return input._value.shape
+    return convert_to_tensor(input)._value.shape
+
+
+def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
+    """The shape of ``input`` as a 1-D integer tensor.
+
+    Args:
+        input: a tensor (or anything convertible to one).
+        out_type: tf.int32 (the default) or tf.int64.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of shape ``[rank]``.
+
+    Example:
+        >>> shape([[1.0, 2.0, 3.0]]).numpy()
+        array([1, 3], dtype=int32)
+    """
+    return Tensor(np.asarray(_shape_of(input), dtype=_int_out_type(out_type, "shape")))
+
+
+def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
+    """The number of elements of ``input`` as a scalar integer tensor.
+
+    Example:
+        >>> size([[1.0, 2.0, 3.0]]).numpy()
+        np.int32(3)
+    """
+    count = int(np.prod(_shape_of(input), dtype=np.int64))
+    return Tensor(np.asarray(count, dtype=_int_out_type(out_type, "size")))
+
+
+def rank(input: Any, name: str | None = None) -> Tensor:
+    """The number of axes of ``input`` as a scalar int32 tensor.
+
+    Example:
+        >>> rank([[1.0, 2.0, 3.0]]).numpy()
+        np.int32(2)
+    """
+    return Tensor(np.asarray(len(_shape_of(input)), dtype=np.int32))

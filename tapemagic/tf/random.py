@@ -1,0 +1,12 @@
+"""``tf.random``: random tensors and the global seed.
+
+The numbers come from NumPy and differ from TensorFlow's; TensorFlow's seeding
+rules hold (see :func:`tapemagic.engine.ops.creation.set_seed`).
+"""
+
+from ..engine.ops.creation import random_normal as normal
+from ..engine.ops.creation import random_shuffle as shuffle
+from ..engine.ops.creation import random_uniform as uniform
+from ..engine.ops.creation import set_seed, truncated_normal
+
+__all__ = ["normal", "set_seed", "shuffle", "truncated_normal", "uniform"]

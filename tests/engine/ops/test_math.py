@@ -1,0 +1,116 @@
+"""Elementwise ops: TensorFlow's conventions at kinks, ties, zeros and NaNs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tapemagic.engine import GradientTape, Variable, convert_to_tensor
+from tapemagic.engine.errors import InvalidArgumentError
+from tapemagic.engine.ops import math as M
+
+
+def grad(fn, *values):
+    xs = [Variable(np.asarray(v, dtype=np.float32)) for v in values]
+    with GradientTape() as tape:
+        y = fn(*xs)
+    grads = tape.gradient(y, xs)
+    return [None if g is None else g.numpy() for g in grads]
+
+
+def test_maximum_and_minimum_give_a_tie_to_the_first_argument():
+    assert grad(lambda x: M.maximum(x, 0.0), 0.0) == [1.0]
+    assert grad(lambda x: M.maximum(0.0, x), 0.0) == [0.0]
+    assert grad(lambda x: M.minimum(x, 0.0), 0.0) == [1.0]
+    assert grad(lambda x, y: M.maximum(x, y), 1.0, 1.0) == [1.0, 0.0]
+
+
+def test_abs_sign_and_clip_at_their_kinks():
+    assert grad(M.abs, 0.0) == [0.0]
+    assert grad(M.sign, [-2.0, 0.0, 3.0])[0].tolist() == [0.0, 0.0, 0.0]
+    # gradient 1 at a bound exactly; clipped elements send it to the bound
+    assert grad(lambda x: M.clip_by_value(x, 0.0, 1.0), [0.0, 1.0])[0].tolist() == [
+        1,
+        1,
+    ]
+    g = grad(lambda x, lo: M.clip_by_value(x, lo, 5.0), [-1.0, 2.0, -3.0], 0.0)
+    assert g[0].tolist() == [0.0, 1.0, 0.0] and g[1] == 2.0
+
+
+def test_derivatives_at_zero():
+    assert grad(M.sqrt, 0.0) == [np.inf]
+    assert grad(M.log, 0.0) == [np.inf]
+    assert grad(M.reciprocal, 0.0) == [-np.inf]
+
+
+def test_pow_conventions():
+    # exponent gradient is 0 where the base is <= 0 (no NaN)
+    assert grad(lambda y: M.pow(-2.0, y), 2.0) == [0.0]
+    assert grad(lambda y: M.pow(0.0, y), 2.0) == [0.0]
+    gx = grad(lambda x: M.pow(x, 0.0), 0.0)[0]
+    assert np.isnan(gx)  # 0 * 0**-1
+    assert grad(lambda x: M.pow(x, 0.5), 0.0) == [np.inf]
+    assert grad(lambda x, y: M.pow(x, y), 2.0, 3.0) == [12.0, np.float32(8 * np.log(2))]
+
+
+def test_nan_through_where_follows_tensorflow():
+    # sqrt and reciprocal in the untaken branch give 0; log and division give NaN
+    x = [-1.0, 4.0]
+    assert grad(lambda x: M.where(x > 0, M.sqrt(x), 0.0), x)[0].tolist() == [0.0, 0.25]
+    assert (
+        grad(lambda x: M.where(x != 0, M.reciprocal(x), 0.0), [0.0, 2.0])[0][0] == 0.0
+    )
+    g_log = grad(lambda x: M.where(x > 0, M.log(x), 0.0), [0.0, 2.0])[0]
+    assert np.isnan(g_log[0]) and g_log[1] == 0.5
+    g_div = grad(lambda x: M.where(x != 0, 1.0 / x, 0.0), [0.0, 2.0])[0]
+    assert np.isnan(g_div[0])
+
+
+def test_where_gives_zeros_to_the_branch_not_taken():
+    gx, gy = grad(lambda x, y: M.where([True, False], x, y), [1.0, 2.0], [3.0, 4.0])
+    assert gx.tolist() == [1.0, 0.0] and gy.tolist() == [0.0, 1.0]
+
+
+def test_where_with_only_a_condition_gives_coordinates():
+    coords = M.where(convert_to_tensor([[True, False], [False, True]]))
+    assert coords.dtype.name == "int64" and coords.numpy().tolist() == [[0, 0], [1, 1]]
+    with pytest.raises(ValueError, match="both x and y"):
+        M.where([True], 1.0)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [M.round, M.floor, M.ceil, M.stop_gradient, lambda x: M.cast(x > 0, "float32")],
+)
+def test_piecewise_constant_ops_give_none(fn):
+    assert grad(lambda x: fn(x) * 2.0, 1.3) == [None]
+
+
+def test_floordiv_gives_none_and_mod_passes_gradient():
+    assert grad(lambda x: x // 2.0, 3.0) == [None]
+    assert grad(lambda x, y: x % y, 7.0, 3.0) == [1.0, -2.0]
+
+
+def test_sigmoid_is_stable_at_extremes():
+    y = M.sigmoid(convert_to_tensor([-1000.0, 0.0, 1000.0])).numpy()
+    assert y.tolist() == [0.0, 0.5, 1.0]
+    assert grad(M.sigmoid, [-1000.0, 1000.0])[0].tolist() == [0.0, 0.0]
+
+
+def test_add_n_and_squared_difference():
+    assert grad(lambda x: M.add_n([x, x * x, 3.0 * x]), 2.0) == [8.0]
+    assert grad(lambda x: M.squared_difference(x, 5.0), 2.0) == [-6.0]
+    with pytest.raises(ValueError, match="at least one"):
+        M.add_n([])
+
+
+def test_shape_mismatch_names_the_op_and_shapes():
+    with pytest.raises(
+        InvalidArgumentError, match=r"add: .*float32\[2, 3\].*float32\[4\]"
+    ):
+        M.add(np.zeros((2, 3), np.float32), convert_to_tensor(np.zeros(4, np.float32)))
+
+
+def test_integer_to_negative_power_raises():
+    with pytest.raises(InvalidArgumentError, match="negative integer powers"):
+        M.pow(convert_to_tensor([2]), -1)

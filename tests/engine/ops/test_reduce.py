@@ -1,0 +1,326 @@
+"""TensorFlow behaviours of the reductions in tapemagic/engine/ops/reduce.py.
+
+Gradient values are computed by hand or with an independent NumPy reference.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tapemagic.engine import GradientTape, Tensor, Variable, dtypes
+from tapemagic.engine.errors import InvalidArgumentError
+from tapemagic.engine.ops import math as M
+from tapemagic.engine.ops import reduce as R
+
+
+def grad(fn, value, dtype=np.float64):
+    """The gradient of ``fn`` at ``value`` as a NumPy array (None if unconnected)."""
+    x = Tensor(np.asarray(value, dtype=dtype))
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = fn(x)
+    g = tape.gradient(y, x)
+    return None if g is None else g.numpy()
+
+
+# -- axes and keepdims -------------------------------------------------------------
+
+
+X23 = np.arange(6.0).reshape(2, 3)
+
+
+@pytest.mark.parametrize(
+    "axis, keepdims, want",
+    [
+        (None, False, np.sum(X23)),
+        (0, False, np.sum(X23, axis=0)),
+        (-1, False, np.sum(X23, axis=1)),
+        ([0, 1], True, np.sum(X23, axis=(0, 1), keepdims=True)),
+        ([-1], True, np.sum(X23, axis=1, keepdims=True)),
+        ([], False, X23),
+    ],
+)
+def test_reduce_sum_axes_and_keepdims(axis, keepdims, want) -> None:
+    got = R.reduce_sum(Tensor(X23), axis=axis, keepdims=keepdims)
+    assert got.shape == np.shape(want)
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_axis_may_be_an_int_tensor() -> None:
+    got = R.reduce_max(Tensor(X23), axis=Tensor(np.array(1, np.int32)))
+    np.testing.assert_array_equal(got.numpy(), [2.0, 5.0])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [R.reduce_sum, R.reduce_mean, R.reduce_max, R.reduce_min, R.reduce_prod,
+     R.reduce_logsumexp],
+)  # fmt: skip
+def test_bad_reduction_axis_raises_invalid_argument(fn) -> None:
+    with pytest.raises(InvalidArgumentError, match=r"invalid reduction dimension.*2"):
+        fn(Tensor(X23), axis=2)
+    with pytest.raises(InvalidArgumentError, match=r"\[-2, 2\)"):
+        fn(Tensor(X23), axis=[0, -3])
+
+
+def test_reduce_sum_keeps_int32_and_rejects_bool() -> None:
+    got = R.reduce_sum(np.array([2**30, 2**30], np.int32))
+    assert got.dtype == dtypes.int32
+    with pytest.raises(InvalidArgumentError, match="bool.*tf.cast"):
+        R.reduce_sum([True, False])
+
+
+def test_reduction_gradients_broadcast_back_with_keepdims() -> None:
+    w = np.array([[1.0], [10.0]])
+    got = grad(lambda x: R.reduce_sum(x, axis=1, keepdims=True) * w, X23)
+    np.testing.assert_array_equal(got, [[1.0, 1.0, 1.0], [10.0, 10.0, 10.0]])
+
+
+# -- mean --------------------------------------------------------------------------
+
+
+def test_reduce_mean_of_ints_truncates_toward_zero() -> None:
+    got = R.reduce_mean(np.array([-1, -2], np.int32))
+    assert got.dtype == dtypes.int32 and got.numpy() == -1
+    rows = R.reduce_mean(np.array([[-7, 0], [7, 0], [5, 6]], np.int64), axis=1)
+    assert rows.dtype == dtypes.int64
+    np.testing.assert_array_equal(rows.numpy(), [-3, 3, 5])
+
+
+def test_reduce_mean_of_floats_and_its_gradient() -> None:
+    np.testing.assert_allclose(
+        R.reduce_mean(Tensor(X23), axis=0).numpy(), [1.5, 2.5, 3.5]
+    )
+    got = grad(lambda x: R.reduce_mean(x, axis=[0, 1]), X23)
+    np.testing.assert_allclose(got, np.full((2, 3), 1 / 6))
+
+
+# -- max and min -------------------------------------------------------------------
+
+
+def test_reduce_max_splits_the_gradient_among_ties() -> None:
+    np.testing.assert_array_equal(grad(R.reduce_max, [1.0, 3.0, 3.0]), [0, 0.5, 0.5])
+    np.testing.assert_allclose(grad(R.reduce_max, [2.0, 2.0, 2.0]), [1 / 3] * 3)
+
+
+def test_reduce_min_splits_ties_per_reduced_row() -> None:
+    x = [[2.0, 2.0, 5.0], [1.0, 4.0, 1.0], [0.0, 3.0, 9.0]]
+    got = grad(lambda t: R.reduce_min(t, axis=1), x)
+    np.testing.assert_array_equal(got, [[0.5, 0.5, 0], [0.5, 0, 0.5], [1, 0, 0]])
+
+
+def test_reduce_max_tie_split_in_a_jacobian() -> None:
+    x = Tensor(np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 2.0]]))
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = R.reduce_max(x, axis=1)
+    jac = tape.jacobian(y, x).numpy()
+    want = np.zeros((2, 2, 3))
+    want[0, 0] = [0, 0.5, 0.5]
+    want[1, 1] = [0.5, 0, 0.5]
+    np.testing.assert_array_equal(jac, want)
+
+
+def test_reduce_max_of_an_empty_axis_raises() -> None:
+    with pytest.raises(InvalidArgumentError):
+        R.reduce_max(np.zeros((2, 0)), axis=1)
+
+
+# -- prod --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "x, want",
+    [
+        ([2.0, 3.0, 4.0], [12.0, 8.0, 6.0]),
+        ([2.0, 0.0, 4.0], [0.0, 8.0, 0.0]),  # one zero: the others' product there
+        ([0.0, 3.0, 0.0], [0.0, 0.0, 0.0]),  # two zeros: zero everywhere
+        ([0.0], [1.0]),
+    ],
+)
+def test_reduce_prod_gradient_with_zeros(x, want) -> None:
+    np.testing.assert_array_equal(grad(R.reduce_prod, x), want)
+
+
+def test_reduce_prod_gradient_over_several_axes_with_zeros() -> None:
+    x = np.array([[[0.0, 2.0], [3.0, 4.0]], [[1.0, 0.0], [5.0, 0.0]]])
+    got = grad(lambda t: R.reduce_prod(t, axis=[0, 2]), x)
+    # independent reference: the product of the other elements of each group
+    flat = np.moveaxis(x, 1, 0).reshape(2, -1)
+    others = np.array(
+        [[np.prod(np.delete(row, i)) for i in range(row.size)] for row in flat]
+    )
+    want = np.moveaxis(others.reshape(2, 2, 2), 0, 1)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_reduce_prod_higher_derivatives_through_nested_tapes() -> None:
+    # f = x0 x1 x2: df/dx0 = x1 x2, d2f/dx0dx = [0, x2, x1], d3f/dx0dx1dx = [0, 0, 1]
+    x = Tensor(np.array([2.0, 3.0, 4.0]))
+    with GradientTape() as t3:
+        t3.watch(x)
+        with GradientTape() as t2:
+            t2.watch(x)
+            with GradientTape() as t1:
+                t1.watch(x)
+                y = R.reduce_prod(x)
+            first = t1.gradient(y, x)
+            np.testing.assert_array_equal(first.numpy(), [12.0, 8.0, 6.0])
+            d0 = first[0]
+        second = t2.gradient(d0, x)
+        np.testing.assert_array_equal(second.numpy(), [0.0, 4.0, 3.0])
+        d01 = second[1]
+    third = t3.gradient(d01, x)
+    np.testing.assert_array_equal(third.numpy(), [0.0, 0.0, 1.0])
+
+
+def test_reduce_prod_hessian_matches_the_hand_formula() -> None:
+    x = Tensor(np.array([[2.0, 3.0, 4.0], [-1.0, 5.0, 0.5]]))
+    with GradientTape() as outer:
+        outer.watch(x)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = R.reduce_sum(R.reduce_prod(x, axis=1))
+        g = inner.gradient(y, x)
+    hess = outer.jacobian(g, x).numpy()
+    v = x.numpy()
+    want = np.zeros((2, 3, 2, 3))
+    for r in range(2):
+        for i in range(3):
+            for j in range(3):
+                if i != j:
+                    want[r, i, r, j] = np.prod(np.delete(v[r], [i, j]))
+    np.testing.assert_allclose(hess, want, rtol=1e-12)
+
+
+def test_reduce_prod_of_ints_keeps_the_dtype() -> None:
+    got = R.reduce_prod(np.array([[2, 3], [4, 5]], np.int32), axis=0)
+    assert got.dtype == dtypes.int32
+    np.testing.assert_array_equal(got.numpy(), [8, 15])
+
+
+# -- logsumexp ---------------------------------------------------------------------
+
+
+def test_reduce_logsumexp_matches_numpy_on_moderate_values() -> None:
+    x = np.random.default_rng(0).normal(size=(3, 4))
+    got = R.reduce_logsumexp(Tensor(x), axis=1, keepdims=True).numpy()
+    np.testing.assert_allclose(got, np.log(np.exp(x).sum(axis=1, keepdims=True)))
+    softmax = np.exp(x) / np.exp(x).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(
+        grad(lambda t: R.reduce_logsumexp(t, axis=1), x), softmax
+    )
+
+
+@pytest.mark.parametrize("big", [1000.0, -1000.0])
+def test_reduce_logsumexp_is_stable_at_extremes(big) -> None:
+    x = [big, big, big - np.log(2.0)]
+    got = R.reduce_logsumexp(Tensor(np.array(x))).numpy()
+    np.testing.assert_allclose(got, big + np.log(2.5), rtol=1e-15)
+    np.testing.assert_allclose(grad(R.reduce_logsumexp, x), [0.4, 0.4, 0.2])
+
+
+def test_reduce_logsumexp_with_minus_infinity() -> None:
+    x = [-np.inf, 0.0]
+    assert R.reduce_logsumexp(Tensor(np.array(x))).numpy() == 0.0
+    np.testing.assert_array_equal(grad(R.reduce_logsumexp, x), [0.0, 1.0])
+    assert R.reduce_logsumexp(Tensor(np.array([-np.inf, -np.inf]))).numpy() == -np.inf
+
+
+def test_reduce_logsumexp_rejects_ints() -> None:
+    with pytest.raises(TypeError, match="real or complex.*tf.cast"):
+        R.reduce_logsumexp([1, 2])
+
+
+# -- variance and std --------------------------------------------------------------
+
+
+def test_reduce_variance_and_std_match_numpy() -> None:
+    x = np.random.default_rng(1).normal(size=(3, 4))
+    for axis in (None, 0, [1], [-1, 0]):
+        ax = tuple(axis) if isinstance(axis, list) else axis
+        var = R.reduce_variance(Tensor(x), axis=axis).numpy()
+        std = R.reduce_std(Tensor(x), axis=axis, keepdims=True).numpy()
+        np.testing.assert_allclose(var, np.var(x, axis=ax))
+        np.testing.assert_allclose(std, np.std(x, axis=ax, keepdims=True))
+
+
+def test_reduce_variance_gradient() -> None:
+    # d var / d x_i = 2 (x_i - mean) / n
+    x = np.array([1.0, 2.0, 6.0])
+    np.testing.assert_allclose(grad(R.reduce_variance, x), 2 * (x - 3.0) / 3)
+
+
+@pytest.mark.parametrize("fn", [R.reduce_variance, R.reduce_std])
+def test_reduce_variance_rejects_ints(fn) -> None:
+    with pytest.raises(TypeError, match="real or complex"):
+        fn(np.array([1, 2], np.int32))
+
+
+# -- argmax, argmin ----------------------------------------------------------------
+
+
+def test_argmax_defaults_to_axis_0_and_int64() -> None:
+    x = [[1.0, 9.0, 3.0], [5.0, 2.0, 3.0]]
+    got = R.argmax(x)
+    assert got.dtype == dtypes.int64
+    np.testing.assert_array_equal(got.numpy(), [1, 0, 0])  # a tie picks the first
+
+
+def test_argmin_along_an_axis_with_int32_output() -> None:
+    got = R.argmin([[1.0, 9.0, 0.0], [5.0, 2.0, 3.0]], axis=-1, output_type="int32")
+    assert got.dtype == dtypes.int32
+    np.testing.assert_array_equal(got.numpy(), [2, 1])
+
+
+def test_argmax_is_not_differentiable() -> None:
+    assert grad(lambda x: M.cast(R.argmax(x), "float64"), [1.0, 3.0]) is None
+
+
+def test_argmax_errors() -> None:
+    with pytest.raises(InvalidArgumentError, match=r"range \[-1, 1\).*got 1"):
+        R.argmax([1.0, 2.0], axis=1)
+    with pytest.raises(InvalidArgumentError, match="empty"):
+        R.argmax(np.zeros((0, 2)))
+    with pytest.raises(TypeError, match="int32 or tf.int64"):
+        R.argmax([1.0, 2.0], output_type=dtypes.float32)
+
+
+# -- any, all ----------------------------------------------------------------------
+
+
+def test_reduce_any_and_all() -> None:
+    b = np.array([[True, False], [True, True]])
+    np.testing.assert_array_equal(R.reduce_any(b, axis=0).numpy(), [True, True])
+    np.testing.assert_array_equal(R.reduce_all(b, axis=1).numpy(), [False, True])
+    assert R.reduce_all(b, keepdims=True).shape == (1, 1)
+    assert bool(R.reduce_any(np.zeros((0,), bool)).numpy()) is False
+
+
+@pytest.mark.parametrize("fn", [R.reduce_any, R.reduce_all])
+def test_logical_reductions_need_bools(fn) -> None:
+    with pytest.raises(InvalidArgumentError, match="needs a bool tensor.*x > 0"):
+        fn([1.0, 0.0])
+
+
+def test_logical_reductions_are_not_differentiable() -> None:
+    assert grad(lambda x: M.cast(R.reduce_any(x > 0), "float64"), [1.0, -1.0]) is None
+
+
+# -- empty reductions --------------------------------------------------------------
+
+
+def test_empty_reductions_give_identities() -> None:
+    empty = Tensor(np.zeros((2, 0)))
+    np.testing.assert_array_equal(R.reduce_sum(empty, axis=1).numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(R.reduce_prod(empty, axis=1).numpy(), [1.0, 1.0])
+    assert np.all(R.reduce_logsumexp(empty, axis=1).numpy() == -np.inf)
+    assert np.all(np.isnan(R.reduce_mean(empty, axis=1).numpy()))
+
+
+def test_variable_reads_are_watched_through_reductions() -> None:
+    v = Variable([1.0, 4.0, 2.0])
+    with GradientTape() as tape:
+        y = R.reduce_max(v) + R.reduce_mean(v)
+    np.testing.assert_allclose(tape.gradient(y, v).numpy(), [1 / 3, 4 / 3, 1 / 3])
