@@ -68,7 +68,7 @@ def set_explain_factory(factory: Callable[[], Any] | None) -> None:
             ``tapemagic.graph.log.ExplainLog``); None unregisters it.
 
     Example:
-        >>> import tapemagic.graph  # registers its ExplainLog here
+        >>> import tapemagic.graph.log  # registers its ExplainLog here
         >>> type(GradientTape(explain=True)._explain).__name__
         'ExplainLog'
     """
@@ -83,15 +83,16 @@ def _explain_observer(explain: Any, tape: GradientTape) -> Any:
         if _explain_factory is None:
             raise RuntimeError(
                 "GradientTape(explain=True) needs the explanation log of "
-                "tapemagic.graph, which is not loaded. Run `import tapemagic.graph` "
-                "first (the %%tape magic does), or pass explain=<an observer>."
+                "tapemagic.graph, which is not loaded. Run "
+                "`import tapemagic.graph.log` first (the %%tape magic does), or "
+                "pass explain=<an observer>."
             )
         explain = _explain_factory()
     if not hasattr(explain, "on_op"):
         raise TypeError(
             f"explain={_describe(explain)} is neither a bool nor an observer with "
             "on_op/on_tape/... methods. Pass explain=True, or a "
-            "tapemagic.graph.ExplainLog()."
+            "tapemagic.graph.log.ExplainLog()."
         )
     bind = getattr(explain, "bind", None)
     if bind is not None:

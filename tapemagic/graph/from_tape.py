@@ -1,0 +1,394 @@
+"""Build the graph model from a tape: the only reader of the tape's internals.
+
+With an explanation log (``GradientTape(explain=True)`` or a ``%%tape`` cell),
+the model holds every op that ran, each value's origin, escapes, reads,
+assigns, watches and gradient requests. Without one it holds what the tape
+recorded for backprop, which a non-persistent tape drops after its one answer.
+"""
+
+from __future__ import annotations
+
+import linecache
+from typing import Any
+
+import numpy as np
+
+from ..engine import dtypes
+from ..engine.tensor import Tensor, Variable
+from .log import ExplainLog
+from .model import (
+    Assign,
+    Binding,
+    Cell,
+    Edge,
+    Escape,
+    GradientRequest,
+    GradientResult,
+    Graph,
+    OpNode,
+    Read,
+    Source,
+    TapeEvent,
+    TapeInfo,
+    Value,
+    Watch,
+)
+
+__all__ = ["graph_from_tape"]
+
+
+def graph_from_tape(
+    tape: Any, *, name: str | None = None, namespace: dict | None = None
+) -> Graph:
+    """The graph model of ``tape``.
+
+    Args:
+        tape: a ``GradientTape`` (with or without an explanation log).
+        name: the user's name for the tape, for labels.
+        namespace: names to label values with (e.g. ``globals()``), for tapes
+            the ``%%tape`` magic did not make (it records the names itself).
+
+    Returns:
+        A :class:`~tapemagic.graph.model.Graph`.
+
+    Example:
+        >>> from tapemagic.engine import GradientTape, Variable
+        >>> w = Variable(3.0, name="w")
+        >>> with GradientTape(explain=True) as tape:
+        ...     y = w * w
+        >>> g = graph_from_tape(tape, name="tape", namespace={"y": y})
+        >>> [(op.op, op.recorded) for op in g.ops], g.sources[0].how
+        ([('multiply', True)], 'accessed')
+        >>> g.name_of(g.ops[0].outputs[0])
+        'y'
+    """
+    log = getattr(tape, "_explain", None)
+    if isinstance(log, ExplainLog):
+        return _Builder(tape, log, name, namespace).graph()
+    return _graph_from_nodes(tape, name)
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    try:
+        return dtypes.from_numpy(dtype).name
+    except (KeyError, TypeError, ValueError):
+        return str(dtype)
+
+
+def _differentiable(dtype: np.dtype) -> bool:
+    return dtype.kind in "fc"
+
+
+def _param_text(value: Any) -> str:
+    if isinstance(value, np.dtype):
+        return _dtype_name(value)
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _params(params: dict) -> tuple[tuple[str, str], ...]:
+    return tuple((key, _param_text(params[key])) for key in sorted(params))
+
+
+def _tape_info(tape: Any, name: str | None, explained: bool) -> TapeInfo:
+    if tape._recording:
+        status = "recording"
+    elif tape._nodes is None:
+        status = "answered" if tape._used else "new"
+    else:
+        status = "stopped"
+    return TapeInfo(
+        name=name,
+        persistent=tape._persistent,
+        watch_accessed_variables=tape._watch_accessed,
+        status=status,
+        explained=explained,
+    )
+
+
+class _Builder:
+    """Turns one log into a Graph: ids first, then each section in log order."""
+
+    def __init__(self, tape: Any, log: ExplainLog, name: str | None,
+                 namespace: dict | None) -> None:  # fmt: skip
+        self.tape = tape
+        self.log = log
+        self.name = name
+        self.names = dict(log.names)
+        for key, value in (namespace or {}).items():
+            if key.startswith("_") or not isinstance(value, (Tensor, Variable)):
+                continue
+            known = self.names.get(value._id, ())
+            if value._id in log.values and key not in known:
+                self.names[value._id] = (*known, key)
+        self.vid = {key: f"t{i}" for i, key in enumerate(log.values, 1)}
+        self.op_ids: dict[int, str] = {}
+        self.escape_ids: dict[int, str] = {}
+        for seq, event in enumerate(log.events):
+            if event[0] == "op":
+                self.op_ids[seq] = f"op{len(self.op_ids) + 1}"
+            elif event[0] == "escape":
+                self.escape_ids[seq] = f"e{len(self.escape_ids) + 1}"
+
+    def graph(self) -> Graph:
+        log = self.log
+        ops = self._ops()
+        gradients = self._gradients()
+        return Graph(
+            tape=_tape_info(self.tape, self.name, explained=True),
+            cell=self._cell(),
+            values=self._values(),
+            ops=ops,
+            edges=_edges(ops),
+            sources=self._sources(gradients),
+            targets=tuple(
+                dict.fromkeys(t for g in gradients for t in g.targets if t is not None)
+            ),
+            gradients=gradients,
+            reads=tuple(
+                Read(seq, self.vid[e[1]], e[2], e[3]) for seq, e in self._events("read")
+            ),
+            escapes=tuple(
+                Escape(self.escape_ids[seq], seq, self.vid[e[1]], e[2], e[3], e[4])
+                for seq, e in self._events("escape")
+            ),
+            assigns=tuple(
+                Assign(seq, self.vid[e[1]], self.vid.get(e[2]), e[3], e[4], e[5])
+                for seq, e in self._events("assign")
+            ),
+            watches=tuple(
+                Watch(seq, e[1], self.vid[e[2]], e[4], e[5])
+                for seq, e in self._events("watch")
+            ),
+            tape_events=tuple(
+                TapeEvent(seq, e[1], e[2]) for seq, e in self._events("tape")
+            ),
+            bindings=tuple(
+                Binding(name, self.vid.get(value), kind, previous, python_type)
+                for name, value, kind, previous, python_type in log.bindings
+            ),
+        )
+
+    def _events(self, kind: str) -> list[tuple[int, tuple]]:
+        return [(seq, e) for seq, e in enumerate(self.log.events) if e[0] == kind]
+
+    def _cell(self) -> Cell:
+        log = self.log
+        if log.lines is not None:
+            lines = tuple(log.lines)
+        elif log.filename is not None:
+            text = linecache.getlines(log.filename)
+            lines = tuple(line.rstrip("\n") for line in text)
+        else:
+            lines = ()
+        return Cell(label=log.label, filename=log.filename, lines=lines)
+
+    def _values(self) -> tuple[Value, ...]:
+        log = self.log
+        events = log.events
+        values = []
+        for key, (origin, shape, dtype, seq) in log.values.items():
+            event = events[seq] if seq is not None else None
+            line = op = python_type = escape = None
+            if event is not None:
+                if event[0] == "op":
+                    line, op = event[6], self.op_ids[seq]
+                elif event[0] == "convert":
+                    python_type, line = event[3], event[5]
+                    escape = self.escape_ids.get(event[4])
+                elif event[0] == "read":
+                    line = event[2]
+            var = log.variables.get(key) if origin == "variable" else None
+            values.append(
+                Value(
+                    id=self.vid[key],
+                    origin=origin,
+                    shape=tuple(int(d) for d in shape),
+                    dtype=_dtype_name(dtype),
+                    differentiable=_differentiable(dtype),
+                    line=line,
+                    op=op,
+                    names=self.names.get(key, ()),
+                    variable=None if var is None else var.name,
+                    trainable=None if var is None else var.trainable,
+                    python_type=python_type,
+                    escape=escape,
+                )
+            )
+        return tuple(values)
+
+    def _ops(self) -> tuple[OpNode, ...]:
+        vid = self.vid
+        requests = self.log.requests
+        ops = []
+        for seq, e in self._events("op"):
+            request = e[8]
+            ops.append(
+                OpNode(
+                    id=self.op_ids[seq],
+                    seq=seq,
+                    op=e[1],
+                    inputs=tuple(vid[i] for i in e[3]),
+                    outputs=tuple(vid[o] for o in e[4]),
+                    differentiable=e[2],
+                    recorded=e[5],
+                    line=e[6],
+                    tape_state=e[7],
+                    during=None if request is None or request >= len(requests)
+                    else f"g{request + 1}",
+                    params=_params(e[9]),
+                )
+            )  # fmt: skip
+        return tuple(ops)
+
+    def _sources(self, gradients: tuple[GradientRequest, ...]) -> tuple[Source, ...]:
+        log, tape, vid = self.log, self.tape, self.vid
+        found: dict[int, Source] = {}
+        # tape.watch on this tape, since the last reset (reset forgets them).
+        events = log.events
+        last_reset = max(
+            (seq for seq, e in enumerate(events) if e[:2] == ("tape", "reset")),
+            default=-1,
+        )
+        for seq, e in enumerate(events):
+            if e[0] != "watch" or e[1] != 0 or e[2] in found:
+                continue
+            key, is_variable = e[2], e[3]
+            if is_variable:
+                watched = key in tape._variables
+            else:
+                watched = seq > last_reset and log.values[key][2].kind in "fc"
+            kind = "variable" if is_variable else "tensor"
+            found[key] = Source(vid[key], kind, watched, "watch", e[4])
+        # Trainable variables read while recording, watched on access.
+        for key in tape._variables:
+            if key in found or key not in vid:
+                continue
+            line = next(
+                (
+                    e[2]
+                    for e in events
+                    if e[0] == "read" and e[1] == key and e[3] == "recording"
+                ),
+                None,
+            )
+            found[key] = Source(vid[key], "variable", True, "accessed", line)
+        # Anything else a gradient was asked with respect to: never watched.
+        by_id = {v: k for k, v in vid.items()}
+        for request in gradients:
+            for source in request.sources:
+                key = by_id.get(source)
+                if key is None or key in found:
+                    continue
+                kind = "variable" if key in log.variables else "tensor"
+                found[key] = Source(source, kind, False, "none", None)
+        return tuple(found.values())
+
+    def _gradients(self) -> tuple[GradientRequest, ...]:
+        vid = self.vid
+        gradients = []
+        seqs = {e[1]: seq for seq, e in self._events("gradient")}
+        for number, r in enumerate(self.log.requests):
+            sources = tuple(vid.get(s) for s in r["sources"])
+            results = tuple(
+                GradientResult(
+                    source=source,
+                    none=none,
+                    shape=None if shape is None else tuple(int(d) for d in shape),
+                    dtype=None if dtype is None else _dtype_name(dtype),
+                    preview=preview,
+                )
+                for source, (none, shape, dtype, preview) in zip(sources, r["results"])
+            )
+            gradients.append(
+                GradientRequest(
+                    id=f"g{number + 1}",
+                    seq=seqs[number],
+                    kind=r["kind"],
+                    tape=r["tape"],
+                    targets=tuple(vid.get(t) for t in r["targets"]),
+                    sources=sources,
+                    results=results,
+                    unconnected=r["unconnected"],
+                    output_gradients=r["output_gradients"],
+                    where=r["where"],
+                    line=r["line"],
+                    here=r["here"],
+                    via=r["via"],
+                    error=r["error"],
+                )
+            )
+        return tuple(gradients)
+
+
+def _edges(ops: tuple[OpNode, ...]) -> tuple[Edge, ...]:
+    edges = []
+    for op in ops:
+        edges.extend(Edge(v, op.id, i) for i, v in enumerate(op.inputs))
+        edges.extend(Edge(op.id, v, i) for i, v in enumerate(op.outputs))
+    return tuple(edges)
+
+
+def _graph_from_nodes(tape: Any, name: str | None) -> Graph:
+    """The model of a tape without a log: what it recorded for backprop."""
+    vid: dict[int, str] = {}
+    values: list[Value] = []
+    variables = tape._variables
+    watched = tape._watched
+
+    def see(t: Any, origin: str, op: str | None = None) -> str:
+        key = t._id
+        if key not in vid:
+            vid[key] = f"t{len(vid) + 1}"
+            var = variables.get(key)
+            if var is not None:
+                origin = "variable"
+            value = t._value
+            values.append(
+                Value(
+                    id=vid[key],
+                    origin=origin,
+                    shape=tuple(int(d) for d in value.shape),
+                    dtype=_dtype_name(value.dtype),
+                    differentiable=_differentiable(value.dtype),
+                    op=op if origin == "op" else None,
+                    variable=None if var is None else var.name,
+                    trainable=None if var is None else var.trainable,
+                )
+            )
+        return vid[key]
+
+    sources = []
+    for var in variables.values():
+        how = "accessed" if tape._watch_accessed else "watch"
+        sources.append(Source(see(var, "variable"), "variable", True, how))
+    for t in watched.values():
+        sources.append(Source(see(t, "unknown"), "tensor", True, "watch"))
+    ops = []
+    for seq, (op, inputs, outputs, params) in enumerate(tape._nodes or ()):
+        op_id = f"op{seq + 1}"
+        ins = tuple(see(t, "unknown") for t in inputs)
+        outs = tuple(see(t, "op", op_id) for t in outputs)
+        ops.append(
+            OpNode(
+                id=op_id,
+                seq=seq,
+                op=op.name,
+                inputs=ins,
+                outputs=outs,
+                differentiable=op.vjp is not None,
+                recorded=True,
+                line=None,
+                tape_state="recording",
+                params=_params(params),
+            )
+        )
+    ops_t = tuple(ops)
+    return Graph(
+        tape=_tape_info(tape, name, explained=False),
+        cell=Cell(label=None, filename=None),
+        values=tuple(values),
+        ops=ops_t,
+        edges=_edges(ops_t),
+        sources=tuple(sources),
+    )

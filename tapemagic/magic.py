@@ -1,0 +1,501 @@
+"""``%%tape`` and ``%tape``: run a notebook cell inside a gradient tape.
+
+``%%tape`` runs its cell exactly as the body of
+``with tf.GradientTape(...) as tape:``, binds ``tape`` in the user namespace,
+optionally computes gradients itself (``--target`` / ``--sources``), and shows
+what the tape recorded. ``%tape [name]`` shows a tape again.
+
+The cell body goes through IPython's own input transformations (magics and
+``!`` lines inside it still work); its last expression is displayed as usual.
+Top-level ``await`` is not supported inside a ``%%tape`` cell. Options are
+Python expressions taken as written; quote one that contains spaces:
+``--sources "{'w': w, 'b': b}"``.
+Line numbers everywhere (tracebacks, the explanation log, the summary) are the
+cell's own: line 1 is the ``%%tape`` line. ``%%tape`` must be the cell's first
+line, as for every cell magic; elsewhere IPython reports
+``UsageError: Line magic function `%%tape` not found``.
+
+Load it with ``%load_ext tapemagic``, or without any ``%load_ext`` through
+IPython's ``lazy_magics``::
+
+    c.MagicsManager.lazy_magics = {"tape": "tapemagic"}
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import linecache
+import sys
+from typing import Any
+
+from IPython.core.displayhook import DisplayHook
+from IPython.core.error import UsageError
+from IPython.core.magic import (
+    Magics,
+    cell_magic,
+    line_magic,
+    magics_class,
+    no_var_expand,
+)
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+from .engine import nest
+from .engine.tape import GradientTape, UnconnectedGradients
+from .engine.tensor import Tensor, Variable
+from .graph.from_tape import graph_from_tape
+from .graph.log import ExplainLog
+from .graph.model import Graph
+from .viz.text import render_text
+
+__all__ = [
+    "TapeMagics",
+    "TapeView",
+    "load_ipython_extension",
+    "run_tape_cell",
+    "show_tape",
+    "unload_ipython_extension",
+]
+
+
+class TapeView:
+    """What a ``%%tape`` cell shows: its tape's graph model, rendered.
+
+    Attributes:
+        tape: the GradientTape.
+        name: the user's name for it.
+        gradients: what ``--target``/``--sources`` computed (None otherwise).
+        show: ``"graph"``, ``"text"`` or ``"none"``.
+
+    Example:
+        >>> from tapemagic.engine import Variable
+        >>> w = Variable(2.0)
+        >>> with GradientTape(explain=True) as tape:
+        ...     y = w * w
+        >>> print(TapeView(tape, "tape", show="text").text().splitlines()[1])
+        Ops: 1 recorded on the tape, of 1 that ran.
+    """
+
+    def __init__(self, tape: GradientTape, name: str | None = None,
+                 gradients: Any = None, show: str = "graph") -> None:  # fmt: skip
+        self.tape = tape
+        self.name = name
+        self.gradients = gradients
+        self.show = show
+
+    @property
+    def graph(self) -> Graph:
+        """The graph model, built from the tape as it is now."""
+        return graph_from_tape(self.tape, name=self.name)
+
+    def text(self) -> str:
+        """The plain-text summary."""
+        return render_text(self.graph)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        if self.show == "none":
+            return {}
+        # NOTE: "graph" shows the text summary until the graphviz/widget views
+        # exist; both read the same model.
+        return {"text/plain": self.text()}
+
+    def __repr__(self) -> str:
+        return self.text()
+
+
+@magics_class
+class TapeMagics(Magics):
+    """The ``%%tape`` cell magic and the ``%tape`` line magic."""
+
+    @cell_magic("tape")
+    @no_var_expand
+    @magic_arguments(name="%tape")
+    @argument(
+        "--persistent",
+        action="store_true",
+        help="Make a persistent tape: gradient() may be called more than once.",
+    )
+    @argument(
+        "--no-watch-accessed",
+        dest="watch_accessed",
+        action="store_false",
+        help="watch_accessed_variables=False: watch only what tape.watch() names.",
+    )
+    @argument(
+        "--watch",
+        metavar="NAMES",
+        help="Comma-separated names (or expressions) to tape.watch() before the "
+        "cell runs; they must exist already.",
+    )
+    @argument(
+        "--name",
+        default="tape",
+        help="The name the tape is bound to in the user namespace (default: tape).",
+    )
+    @argument(
+        "--target",
+        metavar="EXPR",
+        help="After the cell, compute the gradient of this expression (e.g. loss) "
+        "with respect to --sources.",
+    )
+    @argument(
+        "--sources",
+        metavar="NAMES_OR_EXPR",
+        help="What --target is differentiated by: comma-separated names give a "
+        "list of gradients; one expression (e.g. model.trainable_variables) gives "
+        "gradients of its structure. Quote expressions that contain spaces.",
+    )
+    @argument(
+        "--out",
+        default="grads",
+        help="The name the gradients are bound to (default: grads).",
+    )
+    @argument(
+        "--unconnected",
+        choices=("none", "zero"),
+        default="none",
+        help="What a source the target does not depend on gets: None (default) "
+        "or zeros, as tf.UnconnectedGradients.",
+    )
+    @argument(
+        "--quiet",
+        action="store_true",
+        help="Record and bind, but display nothing.",
+    )
+    @argument(
+        "--show",
+        choices=("graph", "text", "none"),
+        default="graph",
+        help="What the cell displays: the graph (default), the text summary, or "
+        "nothing.",
+    )
+    def tape(self, line: str, cell: str) -> None:
+        """Run the cell inside a ``tf.GradientTape`` and show what it recorded.
+
+        The cell runs exactly as the body of
+        ``with tf.GradientTape(persistent=..., watch_accessed_variables=...) as
+        tape:``, in the user namespace; magics and ``!`` lines inside it work,
+        and its last expression is displayed as usual. Afterwards the tape is
+        bound to ``tape`` (``--name``), even when the cell raised, so later
+        cells can call ``tape.gradient(...)`` or inspect what was recorded.
+        With ``--target`` and ``--sources`` the magic computes the gradients
+        itself and binds them to ``grads`` (``--out``).
+
+        Line numbers are the cell's: the ``%%tape`` line is line 1.
+        ``%%tape`` must be the first line of the cell (anywhere else IPython
+        reports "Line magic function `%%tape` not found"). Options are Python
+        expressions, taken as written (no ``$name`` or ``{expr}`` expansion).
+
+        Example::
+
+            %%tape --persistent --target loss --sources w,b
+            y_hat = tf.matmul(x, w) + b
+            loss = tf.reduce_mean((y_hat - y) ** 2)
+        """
+        __tracebackhide__ = True
+        view = run_tape_cell(self.shell, line, cell)
+        if view.show != "none":
+            display(view)
+
+    @line_magic("tape")
+    @magic_arguments(name="tape")
+    @argument("name", nargs="?", default="tape", help="The tape's name.")
+    @argument(
+        "--show",
+        choices=("graph", "text"),
+        default="graph",
+        help="Show the graph (default) or the text summary.",
+    )
+    def tape_line(self, line: str) -> TapeView:
+        """Show a tape again: ``%tape`` (the tape named ``tape``) or ``%tape name``."""
+        args = parse_argstring(self.tape_line, line)
+        return show_tape(self.shell, args.name, show=args.show)
+
+
+def show_tape(shell: Any, name: str = "tape", show: str = "graph") -> TapeView:
+    """The view of the tape bound to ``name`` in the user namespace.
+
+    Raises:
+        UsageError: if ``name`` is not bound to a GradientTape.
+    """
+    tape = shell.user_ns.get(name)
+    if not isinstance(tape, GradientTape):
+        what = "not defined" if tape is None else f"a {type(tape).__name__}"
+        raise UsageError(
+            f"%tape {name}: {name!r} is {what}, not a GradientTape. Run a %%tape "
+            "cell first, or give the tape's name: %tape NAME."
+        )
+    return TapeView(tape, name, show=show)
+
+
+def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
+    """Everything ``%%tape line`` does with ``cell``, callable from Python.
+
+    Args:
+        shell: the InteractiveShell whose namespace the cell runs in.
+        line: the options, as after ``%%tape``.
+        cell: the cell body.
+
+    Returns:
+        The view of the tape (not yet displayed).
+
+    Raises:
+        UsageError: for bad options, or a ``--target``/``--sources`` that does not
+            evaluate to tensors (the tape is still bound then).
+        Exception: whatever the cell raised, with the cell's traceback; the tape
+            is bound all the same.
+    """
+    __tracebackhide__ = True
+    args = parse_argstring(TapeMagics.tape, line)
+    if args.quiet:
+        args.show = "none"
+    for option, value in (("--name", args.name), ("--out", args.out)):
+        if not value.isidentifier() or keyword.iskeyword(value):
+            raise UsageError(f"{option} {value!r} is not a valid Python name.")
+    if (args.target is None) != (args.sources is None):
+        missing = "--sources" if args.sources is None else "--target"
+        raise UsageError(
+            f"{missing} is missing: give both --target EXPR and --sources NAMES to "
+            "compute gradients, or neither."
+        )
+    ns = shell.user_ns
+    watch = [
+        _evaluate(shell, text, "--watch", before=True)
+        for text in _split(args.watch or "")
+    ]
+    header = f"%%tape {line}".rstrip()
+    filename, codes = _compile_cell(shell, header, cell)
+
+    log = ExplainLog(filename, lines=_lines(header, cell))
+    log.label_for = _labeller(shell)
+    log.label = log.label_for(filename)
+    tape = GradientTape(
+        persistent=args.persistent,
+        watch_accessed_variables=args.watch_accessed,
+        explain=log,
+    )
+    before = _tensor_names(ns)
+    ns[args.name] = tape
+    error = None
+    try:
+        with tape:
+            if watch:
+                tape.watch(watch)
+            for code in codes:
+                exec(code, shell.user_global_ns, ns)
+    except BaseException as err:  # KeyboardInterrupt too: the tape is still bound
+        error = err
+    ns[args.name] = tape
+    after = _tensor_names(ns)
+    after.update((key, ns[key]) for key in before if key in ns and key not in after)
+    after.pop(args.name, None)
+    log.note_namespace(before, after)
+
+    if error is not None:
+        recorded = sum(op.recorded for op in graph_from_tape(tape).ops)
+        error.add_note(
+            f"%%tape: the tape recorded {recorded} op{'s' if recorded != 1 else ''} "
+            f"before the error; it is bound to {args.name!r} (run %tape "
+            f"{args.name} to see it)."
+        )
+        raise error.with_traceback(_user_traceback(error.__traceback__, filename))
+
+    gradients = None
+    if args.target is not None:
+        gradients = _gradients(shell, tape, log, args)
+        ns[args.out] = gradients
+    return TapeView(tape, args.name, gradients, show=args.show)
+
+
+def _split(text: str) -> list[str]:
+    """Split ``text`` at commas outside brackets and strings: ``a, f(b, c)``.
+
+    Quotes around the whole text (needed for expressions with spaces, which
+    IPython's option parser keeps) are removed first.
+    """
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1]
+    parts, depth, start, quote = [], 0, 0, None
+    for i, char in enumerate(text):
+        if quote is not None:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())
+
+
+def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
+    """Evaluate an option's expression; every leaf must be a tensor or variable."""
+    try:
+        value = eval(text, shell.user_global_ns, shell.user_ns)
+    except Exception as err:
+        hint = (
+            " It is evaluated before the cell runs: define it in an earlier cell, "
+            "or call tape.watch() inside the cell."
+            if before
+            else ""
+        )
+        raise UsageError(
+            f"{option} {text!r} raised {type(err).__name__}: {_one_line(err)}.{hint}"
+        ) from None
+    for leaf in nest.flatten(value):
+        if not isinstance(leaf, (Tensor, Variable)):
+            shown = repr(leaf)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
+            raise UsageError(
+                f"{option} {text!r} is {shown} of type {type(leaf).__name__!r}, not "
+                "a tensor or variable. Name tensors or variables (e.g. a tf.Variable, "
+                "or a tf.constant you watch)."
+            )
+    return value
+
+
+def _evaluate_items(shell: Any, text: str, option: str) -> Any:
+    """One expression's value, or a list of the values of comma-separated ones."""
+    items = _split(text)
+    if not items:
+        raise UsageError(f"{option} is empty: name at least one tensor or variable.")
+    if len(items) == 1:
+        return _evaluate(shell, items[0], option)
+    return [_evaluate(shell, item, option) for item in items]
+
+
+def _gradients(shell: Any, tape: GradientTape, log: ExplainLog, args: Any) -> Any:
+    target = _evaluate_items(shell, args.target, "--target")
+    sources = _evaluate_items(shell, args.sources, "--sources")
+    mode = UnconnectedGradients(args.unconnected)
+    log.via = f"--target {args.target} --sources {args.sources}"
+    try:
+        return tape.gradient(target, sources, unconnected_gradients=mode)
+    except Exception as err:
+        raise UsageError(
+            f"--target {args.target!r} --sources {args.sources!r}: tape.gradient "
+            f"raised {type(err).__name__}: {_one_line(err)}"
+        ) from None
+    finally:
+        log.via = None
+
+
+def _compile_cell(shell: Any, header: str, cell: str) -> tuple[str, list]:
+    """The cell body, transformed and compiled as IPython would, numbered from 2.
+
+    The body is compiled under the file name of the cell that holds it, whose
+    cached source becomes the ``%%tape`` line plus the body: tracebacks, the
+    debugger and the explanation log then all see the cell as the user wrote
+    it, line 1 being ``%%tape``. Called from plain Python (no cell), the body
+    gets a name of its own.
+
+    Returns:
+        The file name the code is compiled under and the code objects to run,
+        in order.
+    """
+    transformed = shell.transform_cell(cell)
+    source = f"{header}\n{transformed}"
+    filename = _enclosing_cell(shell)
+    if filename is None:
+        filename = shell.compile.cache(
+            source, number=shell.execution_count, raw_code=f"{header}\n{cell}"
+        )
+    else:
+        lines = [line + "\n" for line in source.splitlines()]
+        linecache.cache[filename] = (len(source), None, lines, filename)
+    # A blank first line stands for the %%tape line, so line numbers match the
+    # cell as the user sees it.
+    tree = shell.compile.ast_parse("\n" + transformed, filename=filename)
+    tree = shell.transform_ast(tree)
+    body = tree.body
+    interactive = _interactive_nodes(body, shell.ast_node_interactivity)
+    if DisplayHook.semicolon_at_end_of_expression(transformed):
+        interactive.discard(len(body) - 1)
+    codes, pending = [], []
+    for i, node in enumerate(body):
+        if i in interactive:
+            if pending:
+                codes.append(shell.compile(ast.Module(pending, []), filename, "exec"))
+                pending = []
+            codes.append(shell.compile(ast.Interactive([node]), filename, "single"))
+        else:
+            pending.append(node)
+    if pending:
+        codes.append(shell.compile(ast.Module(pending, []), filename, "exec"))
+    return filename, codes
+
+
+def _enclosing_cell(shell: Any) -> str | None:
+    """The file name of the innermost cell running this magic, if any."""
+    names = getattr(shell.compile, "_filename_map", {})
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if frame.f_globals is shell.user_global_ns and code.co_filename in names:
+            return code.co_filename
+        frame = frame.f_back
+    return None
+
+
+def _interactive_nodes(body: list, interactivity: str) -> set[int]:
+    """Which top-level statements display their value (IPython's setting)."""
+    if not body or interactivity == "none":
+        return set()
+    if interactivity == "all":
+        return {i for i, node in enumerate(body) if isinstance(node, ast.Expr)}
+    if interactivity == "last":
+        return {len(body) - 1}
+    return {len(body) - 1} if isinstance(body[-1], ast.Expr) else set()
+
+
+def _lines(header: str, cell: str) -> tuple[str, ...]:
+    return (header, *cell.splitlines())
+
+
+def _labeller(shell: Any) -> Any:
+    names = getattr(shell.compile, "_filename_map", {})
+
+    def label(filename: str) -> str | None:
+        number = names.get(filename)
+        return None if number is None else f"In[{number}]"
+
+    return label
+
+
+def _tensor_names(ns: dict) -> dict:
+    return {
+        key: value
+        for key, value in ns.items()
+        if not key.startswith("_") and isinstance(value, (Tensor, Variable))
+    }
+
+
+def _user_traceback(tb: Any, filename: str) -> Any:
+    """The traceback from the cell's own frame on (the magic's frames dropped)."""
+    first = tb
+    while tb is not None and tb.tb_frame.f_code.co_filename != filename:
+        tb = tb.tb_next
+    return tb if tb is not None else first
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register ``%%tape`` and ``%tape`` (``%load_ext tapemagic`` calls this)."""
+    ipython.register_magics(TapeMagics)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """Remove ``%%tape`` and ``%tape``."""
+    magics = ipython.magics_manager.magics
+    for kind in ("line", "cell"):
+        magics[kind].pop("tape", None)
+    ipython.magics_manager.registry.pop(TapeMagics.__name__, None)

@@ -1,0 +1,162 @@
+"""The graph model as plain text: terminals, logs, and notebooks without ``dot``.
+
+It states the facts a ``%%tape`` cell shows: how many ops ran and how many the
+tape recorded, which sources it watched and how, which gradients were asked for,
+and which came back ``None``.
+"""
+
+from __future__ import annotations
+
+from ..graph.model import GradientRequest, Graph, Source, Value
+
+__all__ = ["render_text"]
+
+# How many unrecorded ops to name before summarising the rest.
+_UNRECORDED_SHOWN = 5
+
+
+def _shape(shape: tuple[int, ...] | None) -> str:
+    if shape is None:
+        return "?"
+    if not shape:
+        return "scalar"
+    return str(tuple(shape))
+
+
+def _where(line: int | None) -> str:
+    return "" if line is None else f" at line {line}"
+
+
+def _value_text(graph: Graph, value: Value) -> str:
+    return f"{graph.name_of(value.id)} ({value.dtype} {_shape(value.shape)})"
+
+
+def _source_text(graph: Graph, source: Source) -> str:
+    value = graph.value(source.value)
+    if source.how == "accessed":
+        how = f"watched when read{_where(source.line)}"
+    elif source.how == "watch":
+        how = f"tape.watch{_where(source.line)}"
+        if not source.watched:
+            how += " (not watched: its dtype cannot have a gradient)"
+    else:
+        how = "never watched by this tape"
+    if source.kind == "variable" and value.trainable is False:
+        how += ", trainable=False"
+    return f"{_value_text(graph, value)}, {source.kind}: {how}"
+
+
+def _names(graph: Graph, ids: tuple[str | None, ...]) -> str:
+    names = [graph.name_of(i) for i in ids]
+    return names[0] if len(names) == 1 else "[" + ", ".join(names) + "]"
+
+
+def _request_lines(graph: Graph, request: GradientRequest) -> list[str]:
+    call = (
+        f"{request.kind}({_names(graph, request.targets)}, "
+        f"{_names(graph, request.sources)})"
+    )
+    if request.via is not None:
+        place = f" by %%tape {request.via}"
+    elif request.where is not None:
+        place = f" in {request.where}" + _where(request.line)
+    else:
+        place = _where(request.line)
+    if request.tape != 0:
+        place += f" (on another tape, #{request.tape})"
+    lines = [f"  {request.id}: {call}{place}"]
+    if request.error is not None:
+        lines.append(f"      raised {request.error}")
+    for result in request.results:
+        name = graph.name_of(result.source)
+        if result.none:
+            lines.append(f"      {name}: None")
+        else:
+            lines.append(
+                f"      {name}: {result.dtype} {_shape(result.shape)} {result.preview}"
+            )
+    return lines
+
+
+def render_text(graph: Graph) -> str:
+    """Summarise a graph model in a few plain lines.
+
+    Args:
+        graph: the model of one tape.
+
+    Returns:
+        The summary, lines joined by newlines (no trailing newline).
+
+    Example:
+        >>> from tapemagic.graph.model import Cell, Graph, TapeInfo
+        >>> tape = TapeInfo("tape", False, True, "stopped", True)
+        >>> g = Graph(tape, Cell("In[1]", None))
+        >>> print(render_text(g))
+        GradientTape 'tape' (non-persistent, stopped) from In[1]
+        The tape recorded nothing: no tensor operation ran.
+        Watched: nothing.
+    """
+    tape = graph.tape
+    kind = "persistent" if tape.persistent else "non-persistent"
+    head = "GradientTape" + (f" {tape.name!r}" if tape.name else "")
+    head += f" ({kind}, {tape.status})"
+    if not tape.watch_accessed_variables:
+        head += ", watch_accessed_variables=False"
+    if graph.cell.label:
+        head += f" from {graph.cell.label}"
+    lines = [head]
+
+    forward = [op for op in graph.ops if op.during is None]
+    recorded = [op for op in forward if op.recorded]
+    if not recorded:
+        if not forward:
+            lines.append("The tape recorded nothing: no tensor operation ran.")
+        else:
+            lines.append(
+                f"The tape recorded nothing: {len(forward)} op"
+                f"{'s' if len(forward) != 1 else ''} ran, but none used a watched "
+                "variable or tensor."
+            )
+    else:
+        ops = f"Ops: {len(recorded)} recorded on the tape"
+        if tape.explained:
+            ops += f", of {len(forward)} that ran"
+        lines.append(ops + ".")
+    unrecorded = [op for op in forward if not op.recorded]
+    if recorded and unrecorded:
+        shown = ", ".join(
+            f"{op.op}{_where(op.line)}" for op in unrecorded[:_UNRECORDED_SHOWN]
+        )
+        more = len(unrecorded) - _UNRECORDED_SHOWN
+        lines.append(
+            "  not recorded: " + shown + (f", and {more} more" if more > 0 else "")
+        )
+
+    watched = [s for s in graph.sources if s.watched]
+    if watched:
+        lines.append("Watched:")
+        lines.extend(f"  {_source_text(graph, s)}" for s in watched)
+    else:
+        lines.append("Watched: nothing.")
+    unwatched = [s for s in graph.sources if not s.watched]
+    if unwatched:
+        lines.append("Asked about but not watched:")
+        lines.extend(f"  {_source_text(graph, s)}" for s in unwatched)
+
+    if graph.gradients:
+        lines.append("Gradients asked for:")
+        for request in graph.gradients:
+            lines.extend(_request_lines(graph, request))
+        nones = [
+            (request, result)
+            for request in graph.gradients
+            for result in request.results
+            if result.none
+        ]
+        if nones:
+            listed = ", ".join(
+                f"{graph.name_of(result.source)} ({request.id})"
+                for request, result in nones
+            )
+            lines.append(f"None gradients: {listed}.")
+    return "\n".join(lines)

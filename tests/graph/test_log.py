@@ -1,0 +1,305 @@
+"""The explanation log: what GradientTape(explain=...) hears from the engine."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import tapemagic.tf as tf
+from tapemagic.engine import GradientTape
+from tapemagic.engine import tape as tape_module
+from tapemagic.engine.context import state
+from tapemagic.graph.from_tape import graph_from_tape
+from tapemagic.graph.log import ExplainLog, user_location
+from tapemagic.graph.model import ORIGINS
+
+
+def kinds(log: ExplainLog) -> list[str]:
+    return [e[0] for e in log.events]
+
+
+def ops(log: ExplainLog) -> list[tuple]:
+    """(name, recorded, state, request) of each logged op."""
+    return [(e[1], e[5], e[7], e[8]) for e in log.events if e[0] == "op"]
+
+
+# -- wiring --------------------------------------------------------------------------
+
+
+def test_plain_tape_has_no_log_and_no_observer():
+    w = tf.Variable(1.0)
+    with GradientTape() as tape:
+        assert state.observers == []
+        y = w * 2.0
+    assert tape._explain is None
+    assert tape.gradient(y, w).numpy() == 2.0
+
+
+def test_log_listens_only_inside_the_with_block():
+    log = ExplainLog()
+    tape = GradientTape(explain=log)
+    assert log.tape is tape and state.observers == []
+    with tape:
+        assert state.observers == [log]
+    assert state.observers == []
+    with pytest.raises(ZeroDivisionError), tape:
+        assert state.observers == [log]
+        raise ZeroDivisionError("the block raised")
+    assert state.observers == [] and state.tapes == []
+
+
+def test_explain_true_uses_the_registered_factory():
+    assert isinstance(GradientTape(explain=True)._explain, ExplainLog)
+    try:
+        tape_module.set_explain_factory(None)
+        with pytest.raises(RuntimeError, match="needs the explanation log"):
+            GradientTape(explain=True)
+    finally:
+        tape_module.set_explain_factory(ExplainLog)
+
+
+def test_explain_rejects_what_is_not_an_observer():
+    with pytest.raises(TypeError, match="neither a bool nor an observer"):
+        GradientTape(explain="yes")
+
+
+def test_a_log_belongs_to_one_tape():
+    log = ExplainLog()
+    GradientTape(explain=log)
+    with pytest.raises(ValueError, match="already belongs to another GradientTape"):
+        GradientTape(explain=log)
+
+
+def test_default_filename_is_the_creating_code():
+    assert ExplainLog().filename == __file__
+    filename, line = user_location()
+    assert (filename, line) == (__file__, sys._getframe().f_lineno - 1)
+
+
+def test_same_observer_is_not_added_twice():
+    log = ExplainLog()
+    tape = GradientTape(explain=log)
+    state.observers.append(log)
+    try:
+        with tape:
+            assert state.observers == [log]
+        assert state.observers == [log]  # it was not the tape's to remove
+    finally:
+        state.observers.remove(log)
+
+
+# -- what is logged --------------------------------------------------------------------
+
+
+def test_every_op_is_logged_watched_or_not_with_its_line():
+    w = tf.Variable([1.0, 2.0])
+    c = tf.constant([3.0, 4.0])
+    with GradientTape(explain=True) as tape:
+        line = sys._getframe().f_lineno + 1
+        y = w * c
+        z = c * 2.0  # touches nothing watched
+        r = tf.round(y)  # not differentiable
+    log = tape._explain
+    assert ops(log) == [
+        ("multiply", True, "recording", None),
+        ("multiply", False, "recording", None),
+        ("round", False, "recording", None),
+    ]
+    assert [e[6] for e in log.events if e[0] == "op"] == [line, line + 1, line + 2]
+    assert [e[2] for e in log.events if e[0] == "op"] == [True, True, False]
+    assert z.numpy().tolist() == [6.0, 8.0] and r.numpy().tolist() == [3.0, 8.0]
+
+
+def test_origins_of_values():
+    before = tf.sin(tf.constant([0.0, 0.0]))  # computed before the tape started
+    w = tf.Variable([1.0, 2.0])
+    with GradientTape(explain=True) as tape:
+        made = tf.constant([1.0, 1.0])
+        a = w * np.array([2.0, 2.0], np.float32)
+        b = a + 0.5
+        c = b + [1.0, 1.0]
+        d = c + before + made
+    log = tape._explain
+    origin = {key: entry[0] for key, entry in log.values.items()}
+    assert origin[w._id] == "variable"
+    assert origin[before._id] == "outside"
+    assert origin[made._id] == "constant"
+    assert origin[a._id] == origin[b._id] == origin[d._id] == "op"
+    converted = [e for e in log.events if e[0] == "convert"]
+    assert [(e[2], e[3]) for e in converted] == [
+        ("constant", "list"),  # inside tf.constant: an intermediate, never used
+        ("numpy", "ndarray"),
+        ("python", "float"),
+        ("python", "list"),
+    ]
+    used = [e for e in converted if e[1] in log.values]
+    assert [origin[e[1]] for e in used] == ["numpy", "python", "python"]
+    graph = graph_from_tape(tape)
+    assert {v.origin for v in graph.values} <= set(ORIGINS)
+    assert d.numpy().tolist() == [4.5, 6.5]
+
+
+def test_escapes_and_their_return_as_constants():
+    w = tf.Variable([1.0, 2.0])
+    s = tf.Variable(2.0)
+    with GradientTape(explain=True) as tape:
+        as_array = w.numpy()
+        as_float = float(s)
+        as_int = int(s)
+        through_numpy = np.asarray(w * 1.0)
+        y = w * as_array + as_float + as_int
+    log = tape._explain
+    escapes = [(e[1], e[2]) for e in log.events if e[0] == "escape"]
+    product = [e for e in log.events if e[0] == "op"][0][4][0]
+    assert escapes == [
+        (w._id, "numpy"),
+        (s._id, "float"),
+        (s._id, "int"),
+        (product, "__array__"),
+    ]
+    links = [e[4] for e in log.events if e[0] == "convert"]
+    escape_seqs = [i for i, e in enumerate(log.events) if e[0] == "escape"]
+    # `w * 1.0` converts a literal; the array and the float are recognised when
+    # they come back; ints are not (small ints are shared objects).
+    assert links == [None, escape_seqs[0], escape_seqs[1], None]
+    assert through_numpy.tolist() == [1.0, 2.0]
+    assert y.numpy().tolist() == [5.0, 8.0]
+
+
+def test_tf_constant_of_a_variable_is_logged_as_a_copy():
+    w = tf.Variable([1.0, 2.0])
+    with GradientTape(explain=True) as tape:
+        line = sys._getframe().f_lineno + 1
+        copy = tf.constant(w)
+        y = copy * 2.0
+    log = tape._explain
+    (escape,) = [e for e in log.events if e[0] == "escape"]
+    assert escape[1:4] == (w._id, "constant", line)
+    assert log.values[copy._id][0] == "constant"
+    assert tape.gradient(y, w) is None
+
+
+def test_reads_assigns_and_watches():
+    w = tf.Variable(1.0)
+    x = tf.constant(2.0)
+    with GradientTape(explain=True, watch_accessed_variables=False) as tape:
+        tape.watch(x)
+        y = w * x
+        w.assign(5.0)
+        w.assign_add(1.0)
+    log = tape._explain
+    assert [e for e in kinds(log) if e in ("read", "watch", "assign")] == [
+        "watch",
+        "read",
+        "assign",
+        "assign",
+    ]
+    watch = next(e for e in log.events if e[0] == "watch")
+    assert watch[1:4] == (0, x._id, False)
+    assigns = [e for e in log.events if e[0] == "assign"]
+    assert [(e[1], e[3]) for e in assigns] == [(w._id, "float"), (w._id, "float32")]
+    assert tape.gradient(y, [w, x])[1].numpy() == 1.0
+
+
+def test_stop_recording_and_answered_tape_states():
+    w = tf.Variable(1.0)
+    with GradientTape(explain=True) as tape:
+        y = w * 2.0
+        with tape.stop_recording():
+            p = w * 3.0
+        z = y * 4.0
+        g = tape.gradient(z, w)
+        after = w * 5.0
+    log = tape._explain
+    assert ops(log) == [
+        ("multiply", True, "recording", None),
+        ("multiply", False, "paused", None),
+        ("multiply", True, "recording", None),
+        # the gradient's own backward ops ran inside request 0
+        *[(name, False, "stopped", 0) for name, *_ in ops(log)[3:-1]],
+        ("multiply", False, "stopped", None),
+    ]
+    assert len(ops(log)) > 4
+    assert [e[1] for e in log.events if e[0] == "tape"] == [
+        "start",
+        "stop",
+        "pause",
+        "start",
+        "stop",
+    ]
+    assert g.numpy() == 8.0 and p.numpy() == 3.0 and after.numpy() == 5.0
+
+
+def test_gradient_requests_with_results_and_errors():
+    w = tf.Variable([1.0, 2.0])
+    u = tf.Variable(3.0)
+    with GradientTape(explain=True) as tape:
+        y = w * w
+    grads = tape.gradient(y, [w, u])
+    with pytest.raises(RuntimeError, match="can only be used to compute one set"):
+        tape.gradient(y, w)
+    first, second = tape._explain.requests
+    assert first["kind"] == "gradient" and first["tape"] == 0
+    assert first["targets"] == (y._id,) and first["sources"] == (w._id, u._id)
+    assert first["results"][1] == (True, None, None, None)
+    none, shape, dtype, preview = first["results"][0]
+    assert (none, shape, dtype, preview) == (False, (2,), np.float32, "[2., 4.]")
+    assert first["line"] == sys._getframe().f_lineno - 9 and first["here"]
+    assert second["error"].startswith("RuntimeError: A non-persistent GradientTape")
+    assert second["results"] == ()
+    assert grads[1] is None
+
+
+def test_jacobian_requests():
+    x = tf.Variable([1.0, 2.0])
+    xb = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with GradientTape(explain=True, persistent=True) as tape:
+        tape.watch(xb)
+        y = x * x
+        yb = xb * xb
+    tape.jacobian(y, x)
+    tape.batch_jacobian(yb, xb, unconnected_gradients="zero")
+    jac, batch = tape._explain.requests
+    assert jac["kind"] == "jacobian" and jac["results"][0][1] == (2, 2)
+    assert batch["kind"] == "batch_jacobian" and batch["results"][0][1] == (2, 2, 2)
+    assert batch["unconnected"] == "zero" and batch["sources"] == (xb._id,)
+
+
+def test_other_tapes_inside_an_explained_tape():
+    w = tf.Variable(2.0)
+    with GradientTape(explain=True) as outer:
+        with GradientTape() as inner:
+            y = w * w
+        inner.watch(w)
+        dy = inner.gradient(y, w)
+    log = outer._explain
+    watch = next(e for e in log.events if e[0] == "watch")
+    assert watch[1] == 1  # another tape than the log's own
+    (request,) = log.requests
+    assert request["tape"] == 1
+    during = [e for e in log.events if e[0] == "op" and e[8] == 0]
+    assert during and all(e[7] == "recording" for e in during)
+    assert dy.numpy() == 4.0
+    # The outer tape recorded the inner gradient's ops: a second derivative.
+    assert outer.gradient(dy, w).numpy() == 2.0
+
+
+def test_note_namespace():
+    w = tf.Variable(1.0)
+    with GradientTape(explain=True) as tape:
+        z = w * 2.0
+        rebound = w - 0.1 * z
+    log = tape._explain
+    log.note_namespace(
+        before={"w": w, "gone": z, "old": z},
+        after={"w": rebound, "z": z, "old": z, "arr": np.zeros(1)},
+    )
+    assert log.bindings == (
+        ("arr", None, "numpy", None, "ndarray"),
+        ("gone", None, None, "tensor", None),
+        ("w", rebound._id, "tensor", "variable", "Tensor"),
+        ("z", z._id, "tensor", None, "Tensor"),
+    )
+    assert log.names == {rebound._id: ("w",), z._id: ("old", "z")}
