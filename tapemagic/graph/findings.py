@@ -1,0 +1,95 @@
+"""Findings: why a gradient came out ``None`` (or NaN), where, and what to do.
+
+The diagnosis (:mod:`tapemagic.graph.diagnosis`) reads a graph model and returns
+findings; the renderers show them. A finding is plain, immutable data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CAUSES", "Finding"]
+
+# Every cause the diagnosis can name, with a one-line meaning for the docs.
+CAUSES: dict[str, str] = {
+    "not_watched": "a constant (or other tensor) that the tape never watched",
+    "not_trainable": "a Variable made with trainable=False, never watched",
+    "watch_accessed_off": "watch_accessed_variables=False and no tape.watch()",
+    "outside_tape": "computed before the tape started or after it stopped",
+    "numpy_copy": "copied out of the engine (.numpy(), np.asarray, float(), "
+    "tf.constant(var)) and used again as a new constant",
+    "integer_cast": "cast to an integer or bool dtype on the way to the target",
+    "non_differentiable": "went through an op with no gradient (argmax, round, "
+    "floor, comparisons, the condition of where, ...)",
+    "stop_gradient": "went through tf.stop_gradient",
+    "stop_recording": "computed inside tape.stop_recording()",
+    "python_number": "a Python number where a tensor was needed",
+    "rebound_variable": "a Variable name rebound to a plain tensor (w = w - lr * g)",
+    "integer_source": "the source has an integer dtype",
+    "not_connected": "the target does not depend on the source at all",
+    "wrong_tape": "the gradient was asked on another tape, or after reset()",
+    "assign_cut": "a Variable's value was replaced with assign*() inside the tape",
+    "nan_gradient": "the gradient exists but holds NaN or Inf",
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One explained gradient problem.
+
+    Attributes:
+        source: the source as the user knows it (its name, e.g. ``"b"``).
+        target: the target as the user knows it (e.g. ``"loss"``).
+        cause: a key of :data:`CAUSES`.
+        message: one sentence a student understands, e.g. ``"b: None because b
+            was converted to a NumPy array by .numpy() at line 3 ..."``.
+        fix: what to do, as an imperative sentence.
+        source_id: the source's value id in the graph model (``"t3"``).
+        target_id: the target's value id, if known.
+        request: the gradient request's id (``"g1"``), if any.
+        op: the id of the op where the path broke (``"op4"``), if any.
+        op_name: that op's name, e.g. ``"cast"``.
+        line: the cell line where the path broke, if known.
+        code: the text of that line.
+        severity: ``"error"`` for a None gradient, ``"warning"`` for NaN/Inf.
+    """
+
+    source: str
+    target: str
+    cause: str
+    message: str
+    fix: str
+    source_id: str | None = None
+    target_id: str | None = None
+    request: str | None = None
+    op: str | None = None
+    op_name: str | None = None
+    line: int | None = None
+    code: str | None = None
+    severity: str = "error"
+
+    def __post_init__(self) -> None:
+        if self.cause not in CAUSES:
+            raise ValueError(f"unknown cause {self.cause!r}; known: {sorted(CAUSES)}")
+        if self.severity not in ("error", "warning"):
+            raise ValueError(
+                f"severity must be 'error' or 'warning', not {self.severity!r}"
+            )
+
+    @property
+    def short(self) -> str:
+        """A few words for a graph label, e.g. ``"cast to int32: no gradient"``."""
+        where = f" at line {self.line}" if self.line is not None else ""
+        return f"{self.cause.replace('_', ' ')}{where}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Finding:
+        return cls(**data)
+
+    def __str__(self) -> str:
+        return f"{self.message} {self.fix}"
