@@ -9,14 +9,27 @@ identity gives a whole jacobian.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .op import Op
 from .tensor import Tensor
 
-__all__ = ["Node", "backward"]
+__all__ = ["Node", "backward", "sweep_observers"]
 
 Node = tuple  # (op: Op, inputs: tuple[Tensor], outputs: tuple[Tensor], params: dict)
+
+
+class _SweepObservers(threading.local):
+    def __init__(self) -> None:
+        # Objects with on_cotangent(outputs, g), told of the cotangent arriving
+        # at each node. The explanation log adds itself while it follows a
+        # gradient request; empty, the sweep pays one attribute read.
+        self.observers: list = []
+
+
+sweep_observers = _SweepObservers()
 
 
 def backward(
@@ -43,29 +56,42 @@ def backward(
                 break
 
     grads = dict(seeds)
+    observers = sweep_observers.observers
     for op, inputs, outputs, params in reversed(relevant):
         if op.multi_output:
             g = _multi_output_cotangent(grads, outputs, source_ids)
             if g is None:
                 continue
             out = outputs
-            nb = g[0].ndim - outputs[0]._value.ndim
+            batched = g[0]._value.ndim != outputs[0]._value.ndim
         else:
             out = outputs[0]
             key = out._id
             g = grads.get(key) if key in source_ids else grads.pop(key, None)
             if g is None:
                 continue
-            nb = g._value.ndim - out._value.ndim
-        if nb and not op.batched:
-            input_grads = _looped_vjp(op, g, out, inputs, params, nb, reach)
+            batched = g._value.ndim != out._value.ndim
+        if observers:
+            for observer in observers:
+                observer.on_cotangent(outputs, g)
+        if batched and not op.batched:
+            pairs = zip(inputs, _looped_vjp(op, g, out, inputs, params, reach))
+        elif op.per_input:
+            # Only the inputs that lead to a source: a matmul whose left operand
+            # is data never computes that operand's gradient.
+            pairs = [
+                (t, fn(g, out, *inputs, **params))
+                for fn, t in zip(op.vjp, inputs)
+                if fn is not None and t._id in reach
+            ]
         else:
-            input_grads = _vjp(op, g, out, inputs, params, reach)
-        for t, gt in zip(inputs, input_grads):
-            if gt is None or t._id not in reach:
+            pairs = zip(inputs, op.vjp(g, out, *inputs, **params))
+        for t, gt in pairs:
+            key = t._id
+            if gt is None or key not in reach:
                 continue
-            previous = grads.get(t._id)
-            grads[t._id] = gt if previous is None else previous + gt
+            previous = grads.get(key)
+            grads[key] = gt if previous is None else previous + gt
     return grads
 
 
@@ -94,12 +120,13 @@ def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
     )
 
 
-def _looped_vjp(op: Op, g, out, inputs, params, nb: int, reach: set[int]) -> tuple:
+def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
     """VJP for an op whose rule takes one cotangent at a time (custom gradients)."""
     from .ops import shape as S
 
     multi = isinstance(g, tuple)
-    first = g[0] if multi else g
+    first, first_out = (g[0], out[0]) if multi else (g, out)
+    nb = first._value.ndim - first_out._value.ndim
     batch = first._value.shape[:nb]
     count = int(np.prod(batch, dtype=np.int64))
 

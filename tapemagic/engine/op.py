@@ -165,7 +165,25 @@ def defop(
     )
     OP_TABLE[name] = op
 
-    if same_dtype:
+    if same_dtype and n_inputs == 1:
+
+        def fn(x: Any, name: str | None = None, **params: Any) -> Any:
+            inputs = (x,) if type(x) is Tensor else convert_inputs((x,))
+            return apply(op, inputs, params)
+
+    elif same_dtype and n_inputs == 2:
+
+        def fn(x: Any, y: Any, name: str | None = None, **params: Any) -> Any:
+            # Two tensors of one dtype: the hot path, with no conversion at all.
+            if (
+                type(x) is Tensor
+                and type(y) is Tensor
+                and x._value.dtype == y._value.dtype
+            ):
+                return apply(op, (x, y), params)
+            return apply(op, convert_inputs((x, y)), params)
+
+    elif same_dtype:
 
         def fn(*args: Any, name: str | None = None, **params: Any) -> Any:
             return apply(op, convert_inputs(args), params)
@@ -184,22 +202,30 @@ def defop(
 def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
     """Run ``op`` on tensors and record it on every tape that watches an input."""
     try:
-        value = op.forward(*[t._value for t in inputs], **params)
+        if len(inputs) == 1:
+            value = op.forward(inputs[0]._value, **params)
+        else:
+            value = op.forward(*[t._value for t in inputs], **params)
     except (ValueError, IndexError, TypeError) as err:
         raise _op_error(op, inputs, err) from None
-    outputs = tuple(Tensor(v) for v in value) if op.multi_output else (Tensor(value),)
-    tapes = state.tapes
-    if tapes and op.vjp is not None:
-        for tape in tapes:
+    if op.multi_output:
+        outputs = tuple(Tensor(v) for v in value)
+        result = outputs
+    else:
+        result = Tensor(value)
+        outputs = (result,)
+    st = state
+    if st.tapes and op.vjp is not None:
+        for tape in st.tapes:
             tracked = tape._tracked
             for t in inputs:
                 if t._id in tracked:
                     tape._record(op, inputs, outputs, params)
                     break
-    if state.observers:
-        for observer in state.observers:
+    if st.observers:
+        for observer in st.observers:
             observer.on_op(op, inputs, outputs, params)
-    return outputs if op.multi_output else outputs[0]
+    return result
 
 
 def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:
@@ -208,8 +234,3 @@ def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:
     if isinstance(err, TypeError):
         return TypeError(message)
     return InvalidArgumentError(message, op=op.name)
-
-
-def as_array(value: Any, dtype: np.dtype) -> np.ndarray:
-    """NumPy forward helper: keep scalar results as 0-d arrays of ``dtype``."""
-    return np.asarray(value, dtype=dtype)

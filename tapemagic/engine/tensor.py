@@ -740,17 +740,20 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
     The dtype of the first Tensor or Variable wins; numbers, lists and NumPy arrays
     are converted to it. Tensors of different dtypes are an error, never promoted.
     """
+    # The common case, tensors of one dtype, needs no conversion at all.
+    first = args[0] if args else None
+    if type(first) is Tensor:
+        dtype = first._value.dtype
+        for arg in args:
+            if type(arg) is not Tensor or arg._value.dtype != dtype:
+                break
+        else:
+            return args
     dtype = None
     for arg in args:
         if isinstance(arg, (Tensor, Variable)):
             dtype = arg._value.dtype
             break
-    # The common case, tensors of one dtype, needs no conversion at all.
-    for arg in args:
-        if type(arg) is not Tensor or arg._value.dtype != dtype:
-            break
-    else:
-        return args
     out = []
     for i, arg in enumerate(args):
         cls = type(arg)
@@ -760,6 +763,8 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
             t = arg._read()
         elif isinstance(arg, Tensor):
             t = arg
+        elif dtype is not None and (cls is float or cls is int) and not state.observers:
+            t = _python_scalar(arg, dtype)
         else:
             if dtype is None:
                 array = _to_array(arg)
@@ -773,6 +778,23 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
             raise _dtype_mismatch(i, t._value.dtype, dtype, args)
         out.append(t)
     return tuple(out)
+
+
+# Python numbers in ops (``1 - x``, ``g * 0.5``) recur constantly, in VJPs above
+# all; tensors are immutable, so one tensor per (type, number, dtype) serves them
+# all. Not used while an explanation log listens: it wants each conversion's line.
+_SCALARS: dict[tuple, Tensor] = {}
+
+
+def _python_scalar(value: float | int, dtype: np.dtype) -> Tensor:
+    key = (type(value), value, dtype)
+    t = _SCALARS.get(key)
+    if t is None:
+        t = Tensor(_to_array(value, dtypes.from_numpy(dtype), what="a Python number"))
+        # -0.0 equals 0.0 and NaN equals nothing: neither can share a cache slot.
+        if len(_SCALARS) < 4096 and value and value == value:
+            _SCALARS[key] = t
+    return t
 
 
 def _dtype_mismatch(i: int, got: np.dtype, want: np.dtype, args: tuple) -> Exception:

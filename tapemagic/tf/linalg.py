@@ -2,24 +2,38 @@
 
 from ..engine.ops.creation import eye
 from ..engine.ops.linalg import (
+    cholesky,
+    det,
     diag_part,
     einsum,
+    global_norm,
+    inv,
     matmul,
     matrix_transpose,
     matvec,
     norm,
+    slogdet,
+    solve,
     tensordot,
     trace,
 )
+from ..engine.ops.nn import l2_normalize
 
 __all__ = [
+    "cholesky",
+    "det",
     "diag_part",
     "einsum",
     "eye",
+    "global_norm",
+    "inv",
+    "l2_normalize",
     "matmul",
     "matrix_transpose",
     "matvec",
     "norm",
+    "slogdet",
+    "solve",
     "tensordot",
     "trace",
 ]

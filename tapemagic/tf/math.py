@@ -3,10 +3,14 @@
 from ..engine.ops.math import (
     abs,
     acos,
+    acosh,
     add,
     add_n,
     asin,
+    asinh,
     atan,
+    atan2,
+    atanh,
     ceil,
     cos,
     cosh,
@@ -52,12 +56,15 @@ from ..engine.ops.math import (
     tanh,
     truediv,
 )
-from ..engine.ops.nn import erf, softplus, softsign
+from ..engine.ops.nn import erf, l2_normalize, log_sigmoid, softplus, softsign
 from ..engine.ops.reduce import (
     argmax,
     argmin,
+    cumprod,
+    cumsum,
     reduce_all,
     reduce_any,
+    reduce_euclidean_norm,
     reduce_logsumexp,
     reduce_max,
     reduce_mean,
@@ -67,6 +74,7 @@ from ..engine.ops.reduce import (
     reduce_sum,
     reduce_variance,
 )
+from ..engine.ops.shape import top_k
 
 # TensorFlow's other names for the same ops
 floormod = mod
@@ -74,15 +82,21 @@ floormod = mod
 __all__ = [
     "abs",
     "acos",
+    "acosh",
     "add",
     "add_n",
     "argmax",
     "argmin",
     "asin",
+    "asinh",
     "atan",
+    "atan2",
+    "atanh",
     "ceil",
     "cos",
     "cosh",
+    "cumprod",
+    "cumsum",
     "divide",
     "divide_no_nan",
     "equal",
@@ -97,10 +111,12 @@ __all__ = [
     "is_finite",
     "is_inf",
     "is_nan",
+    "l2_normalize",
     "less",
     "less_equal",
     "log",
     "log1p",
+    "log_sigmoid",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -115,6 +131,7 @@ __all__ = [
     "reciprocal",
     "reduce_all",
     "reduce_any",
+    "reduce_euclidean_norm",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
@@ -137,5 +154,6 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "top_k",
     "truediv",
 ]

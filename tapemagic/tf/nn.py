@@ -3,13 +3,16 @@
 from ..engine.ops.math import sigmoid, tanh
 from ..engine.ops.nn import (
     avg_pool2d,
+    batch_normalization,
     bias_add,
     conv2d,
     conv2d_transpose,
     dropout,
     elu,
+    embedding_lookup,
     gelu,
     l2_loss,
+    l2_normalize,
     leaky_relu,
     log_softmax,
     max_pool2d,
@@ -25,17 +28,22 @@ from ..engine.ops.nn import (
     softsign,
     sparse_softmax_cross_entropy_with_logits,
     swish,
+    weighted_cross_entropy_with_logits,
 )
+from ..engine.ops.shape import top_k
 
 __all__ = [
     "avg_pool2d",
+    "batch_normalization",
     "bias_add",
     "conv2d",
     "conv2d_transpose",
     "dropout",
     "elu",
+    "embedding_lookup",
     "gelu",
     "l2_loss",
+    "l2_normalize",
     "leaky_relu",
     "log_softmax",
     "max_pool2d",
@@ -53,4 +61,6 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits",
     "swish",
     "tanh",
+    "top_k",
+    "weighted_cross_entropy_with_logits",
 ]

@@ -2,12 +2,12 @@
 constant, and random values.
 
 Most of these take no tensor input, so a tape has nothing to record: they are
-plain functions that return new tensors. Four take a tensor and are registered
-ops, so an explaining tape's log shows them: ``zeros_like`` and ``ones_like``
-(TensorFlow gives ``None`` through them), ``random_shuffle`` (no gradient either)
-and ``fill`` (differentiable in its value). ``linspace`` and the ``mean``/
-``stddev``/``minval``/``maxval`` of the random functions are composed of engine
-ops, as in TensorFlow, so gradients reach them.
+plain functions that return new tensors. Five take a tensor and are registered
+ops, so an explaining tape's log shows them: ``zeros_like``, ``ones_like`` and
+``one_hot`` (TensorFlow gives ``None`` through them), ``random_shuffle`` (no
+gradient either) and ``fill`` (differentiable in its value). ``linspace`` and the
+``mean``/``stddev``/``minval``/``maxval`` of the random functions are composed of
+engine ops, as in TensorFlow, so gradients reach them.
 
 Random numbers come from NumPy's generators and never equal TensorFlow's, but
 TensorFlow's seeding rules hold: with no seed anywhere every run differs; after
@@ -36,6 +36,7 @@ __all__ = [
     "eye",
     "fill",
     "linspace",
+    "one_hot",
     "ones",
     "ones_like",
     "random_normal",
@@ -770,3 +771,112 @@ def random_shuffle(
         rng = _seeds.generator("shuffle", seed, x._value.dtype)
         perm = rng.permutation(x._value.shape[0])
     return apply(_random_shuffle.op, (x,), {"perm": perm})
+
+
+# -- one_hot -----------------------------------------------------------------------
+
+
+def _one_hot_forward(
+    indices: np.ndarray, on: np.ndarray, off: np.ndarray, *, depth: int, axis: int
+) -> np.ndarray:
+    # An index outside [0, depth) (e.g. -1) matches no position: an all-off row.
+    hot = indices[..., None] == np.arange(depth)
+    return np.moveaxis(np.where(hot, on, off), -1, axis)
+
+
+# NOTE: TensorFlow registers OneHot as not differentiable: gradients with respect
+# to on_value and off_value are None too.
+_one_hot = defop("one_hot", _one_hot_forward, same_dtype=False)
+
+
+def one_hot(
+    indices: Any,
+    depth: Any,
+    on_value: Any = None,
+    off_value: Any = None,
+    axis: Any = None,
+    dtype: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """One-hot rows: ``on_value`` at each index along a new axis, else ``off_value``.
+
+    The new axis has length ``depth``. An index outside ``[0, depth)``, such as -1,
+    gives a row of ``off_value``. The dtype is ``dtype`` if given, else that of
+    ``on_value`` or ``off_value``, else float32. Not differentiable (TensorFlow
+    registers no gradient): gradients through it, also to ``on_value`` and
+    ``off_value``, are ``None``.
+
+    Args:
+        indices: an integer tensor (uint8, int8, int32 or int64).
+        depth: the length of the new axis (an int >= 0).
+        on_value: the value at each index (default 1).
+        off_value: the value elsewhere (default 0).
+        axis: where the new axis goes: -1 (the default: last) or ``0 ..
+            rank(indices)``.
+        dtype: the result dtype.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of shape ``indices.shape`` with ``depth`` inserted at ``axis``.
+
+    Raises:
+        TypeError: if ``indices`` are not integers, or the dtypes of ``on_value``,
+            ``off_value`` and ``dtype`` disagree.
+        InvalidArgumentError: if ``depth`` is negative, ``axis`` is out of range,
+            or ``on_value``/``off_value`` is not a scalar.
+
+    Example:
+        >>> one_hot([0, 2, -1], 3).numpy()
+        array([[1., 0., 0.],
+               [0., 0., 1.],
+               [0., 0., 0.]], dtype=float32)
+        >>> one_hot([1], 2, on_value=5, off_value=-1, axis=0).numpy()
+        array([[-1],
+               [ 5]], dtype=int32)
+    """
+    idx = convert_to_tensor(indices)
+    if idx._value.dtype not in (np.uint8, np.int8, np.int32, np.int64):
+        raise TypeError(
+            f"one_hot: indices must be uint8, int8, int32 or int64, got "
+            f"{idx.dtype.name}. Cast them: tf.cast(indices, tf.int32)."
+        )
+    want = None if dtype is None else dtypes.as_dtype(dtype)
+    given = {}
+    for what, value in (("on_value", on_value), ("off_value", off_value)):
+        if value is not None:
+            t = convert_to_tensor(value, dtype_hint=want)
+            if want is not None and t.dtype != want:
+                raise TypeError(
+                    f"one_hot: dtype {t.dtype.name} of {what} does not match dtype "
+                    f"parameter {want.name}. Pass {what} as a {want.name} value."
+                )
+            given[what] = t
+    if len(given) == 2 and given["on_value"].dtype != given["off_value"].dtype:
+        raise TypeError(
+            f"one_hot: dtype {given['on_value'].dtype.name} of on_value does not "
+            f"match dtype {given['off_value'].dtype.name} of off_value."
+        )
+    if want is None:
+        want = next(iter(given.values())).dtype if given else dtypes.float32
+    on = given["on_value"] if "on_value" in given else convert_to_tensor(1, want)
+    off = given["off_value"] if "off_value" in given else convert_to_tensor(0, want)
+    for what, t in (("on_value", on), ("off_value", off)):
+        if t._value.ndim:
+            raise InvalidArgumentError(
+                f"one_hot: {what} must be a scalar, got shape {list(t.shape)}.",
+                op="one_hot",
+            )
+    size = int(depth._value) if isinstance(depth, (Tensor, Variable)) else int(depth)
+    if size < 0:
+        raise InvalidArgumentError(
+            f"one_hot: depth must be non-negative, got: {size}.", op="one_hot"
+        )
+    rank = idx._value.ndim
+    where_ = -1 if axis is None else int(axis)
+    if not -1 <= where_ <= rank:
+        raise InvalidArgumentError(
+            f"one_hot: expected axis to be -1 or between [0, {rank + 1}), but got "
+            f"{where_} (indices of rank {rank}).",
+            op="one_hot",
+        )
+    return apply(_one_hot.op, (idx, on, off), {"depth": size, "axis": where_})

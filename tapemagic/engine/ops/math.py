@@ -21,10 +21,14 @@ from ._util import nb, unbroadcast
 __all__ = [
     "abs",
     "acos",
+    "acosh",
     "add",
     "add_n",
     "asin",
+    "asinh",
     "atan",
+    "atan2",
+    "atanh",
     "cast",
     "ceil",
     "clip_by_value",
@@ -194,6 +198,47 @@ pow = defop(
 )
 
 
+def _atan2_vjp_for(which: int):
+    # TensorFlow's Atan2Grad: with r2 = x^2 + y^2, d/dy = x / r2 and d/dx = -y / r2.
+    def vjp(g, out, y, x):
+        scaled = g / (x * x + y * y)
+        grad = scaled * x if which == 0 else scaled * -y
+        return unbroadcast(grad, (y, x)[which]._value.shape, nb(g, out))
+
+    return vjp
+
+
+# A primitive, not atan(y / x) plus quadrant fixes: that composition divides by x,
+# so its gradient is NaN on the whole y axis (x = 0); this VJP is finite everywhere
+# but the origin.
+_atan2 = defop("atan2", np.arctan2, (_atan2_vjp_for(0), _atan2_vjp_for(1)))
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """The angle of the point ``(x, y)``: ``atan(y / x)`` in the right quadrant.
+
+    The result is in ``[-pi, pi]``. The gradient is ``x / (x^2 + y^2)`` for ``y``
+    and ``-y / (x^2 + y^2)`` for ``x``, finite on the axes and NaN only at the
+    origin, as in TensorFlow.
+
+    Args:
+        y: the ordinate (a floating-point tensor); its dtype sets the result's.
+        x: the abscissa, broadcasting against ``y``.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The angles, in radians.
+
+    Raises:
+        InvalidArgumentError: if the shapes do not broadcast, or the dtypes differ.
+
+    Example:
+        >>> (atan2([1.0, -1.0], [1.0, 1.0]) * (180 / np.pi)).numpy()
+        array([ 45., -45.], dtype=float32)
+    """
+    return _atan2(y, x)
+
+
 def _maximum_vjp(mask_op):
     # TensorFlow gives a tie entirely to the first argument.
     def vjp(g, out, x, y):
@@ -271,6 +316,13 @@ atan = defop("atan", np.arctan, lambda g, out, x: (g / (1 + x * x),))
 sinh = defop("sinh", np.sinh, lambda g, out, x: (g * cosh(x),))
 cosh = defop("cosh", np.cosh, lambda g, out, x: (g * sinh(x),))
 tanh = defop("tanh", np.tanh, lambda g, out, x: (g * (1 - out * out),))
+# The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
+# 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
+# TensorFlow's, written with the output where that is cheaper.
+asinh = defop("asinh", np.arcsinh, lambda g, out, x: (g / cosh(out),))
+# NOTE: acosh'(1) = 1 / sinh(0) = inf, as in TensorFlow.
+acosh = defop("acosh", np.arccosh, lambda g, out, x: (g / sinh(out),))
+atanh = defop("atanh", np.arctanh, lambda g, out, x: (g * reciprocal(1 - x * x),))
 
 
 def _sigmoid_forward(x: np.ndarray) -> np.ndarray:

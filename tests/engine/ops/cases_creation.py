@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine.ops import creation as C
@@ -27,5 +29,31 @@ CASES = [
         lambda x: C.random_shuffle(x, seed=7),
         unary_shapes(min_dims=1),
         differentiable=False,
+    ),
+]
+
+
+def _one_hot_args(data, input_shapes) -> tuple:
+    depth = data.draw(st.integers(0, 4), label="depth")
+    indices = data.draw(
+        hnp.arrays(
+            np.int32,
+            hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+            elements=st.integers(-1, 4),
+        ),
+        label="indices",
+    )
+    axis = data.draw(st.integers(-1, indices.ndim), label="axis")
+    return indices, depth, axis
+
+
+def _one_hot(on, off, indices, depth, axis):
+    return C.one_hot(indices, depth, on_value=on, off_value=off, axis=axis)
+
+
+CASES += [
+    # not differentiable, in on_value and off_value too (as TensorFlow)
+    Case(
+        "one_hot", _one_hot, shapes((), ()), extra=_one_hot_args, differentiable=False
     ),
 ]

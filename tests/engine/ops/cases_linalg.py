@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine.ops import linalg as L
+from tapemagic.engine.ops import math as M
 
 from .gradcheck import Case
 
@@ -258,5 +259,114 @@ CASES = [
         extra=_matrix_axes,
         smooth=False,
         name="norm[matrix inf]",
+    ),
+]
+
+
+# -- inverses, determinants, solves, Cholesky, norm clipping ---------------------------
+
+
+def _well_conditioned(rng, shape):
+    # entries in [-1, 1] plus 3 on the diagonal of square matrices: diagonally
+    # dominant, so invertible with a positive determinant that stays positive
+    # under finite-difference steps
+    x = rng.uniform(-1.0, 1.0, size=shape)
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        x = x + 3.0 * np.eye(shape[-1])
+    return x
+
+
+@st.composite
+def _solve_shapes(draw) -> tuple:
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
+    m, k = draw(_side), draw(_side)
+    return (batch + (m, m), batch + (m, k))
+
+
+def _slogdet(x):
+    sign, log_abs = L.slogdet(x)
+    return [sign, log_abs]
+
+
+def _cholesky_of_gram(a):
+    # a symmetric positive definite input, as cholesky's gradient assumes
+    n = a.shape[-1]
+    return L.cholesky(L.matmul(a, a, transpose_b=True) + np.eye(n))
+
+
+def _clip_norm_axes(data, shapes) -> tuple:
+    ndim = len(shapes[0])
+    if ndim == 0:
+        return (None,)
+    one = st.integers(-ndim, ndim - 1)
+    many = st.lists(one, min_size=1, max_size=ndim, unique_by=lambda a: a % ndim)
+    return (data.draw(st.one_of(st.none(), one, many), label="axes"),)
+
+
+def _clip_by_norm(t, clip, axes):
+    # |clip| + 0.5: a positive bound; _away_from_zero keeps abs off its kink
+    return L.clip_by_norm(t, M.abs(clip) + 0.5, axes=axes)
+
+
+@st.composite
+def _tensor_list(draw, extra: int = 0) -> tuple:
+    count = draw(st.integers(1, 3))
+    items = tuple(
+        draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)) for _ in range(count)
+    )
+    return items + ((),) * extra
+
+
+def _clip_by_global_norm(*args):
+    *ts, clip = args
+    clipped, norm = L.clip_by_global_norm([*ts, None], M.abs(clip) + 0.5)
+    assert clipped[-1] is None
+    return [*clipped[:-1], norm]
+
+
+CASES += [
+    Case("inv", L.inv, _matrix_shapes(square=True), domain=_well_conditioned),
+    Case(
+        "inv",
+        lambda x: L.inv(x, adjoint=True),
+        _matrix_shapes(square=True),
+        domain=_well_conditioned,
+        name="inv[adjoint]",
+    ),
+    Case("det", L.det, _matrix_shapes(square=True), domain=_well_conditioned, tol=1e-5),
+    Case("slogdet", _slogdet, _matrix_shapes(square=True), domain=_well_conditioned),
+    Case("solve", L.solve, _solve_shapes(), domain=_well_conditioned),
+    Case(
+        "solve",
+        lambda a, b: L.solve(a, b, adjoint=True),
+        _solve_shapes(),
+        domain=_well_conditioned,
+        name="solve[adjoint]",
+    ),
+    Case("cholesky", _cholesky_of_gram, _matrix_shapes(square=True), tol=1e-5),
+    Case(
+        "maximum",
+        _clip_by_norm,
+        _VECTORS.map(lambda s: (s[0], ())),
+        domain=_away_from_zero,
+        extra=_clip_norm_axes,
+        tol=1e-5,
+        name="clip_by_norm",
+    ),
+    Case(
+        "sqrt",
+        lambda *ts: L.global_norm(list(ts)),
+        _tensor_list(),
+        domain=_away_from_zero,
+        tol=1e-5,
+        name="global_norm",
+    ),
+    Case(
+        "minimum",
+        _clip_by_global_norm,
+        _tensor_list(extra=1),
+        domain=_away_from_zero,
+        tol=1e-5,
+        name="clip_by_global_norm",
     ),
 ]

@@ -114,3 +114,17 @@ CASES = [
         smooth=False,
     ),
 ]
+
+
+def _above_one(rng, shape):
+    # acosh is defined for x >= 1 and steep at 1
+    return rng.uniform(1.2, 3.0, size=shape)
+
+
+CASES += [
+    # _away_from_zero keeps both coordinates off 0, so never near the origin
+    Case("atan2", M.atan2, BINARY, domain=_away_from_zero, tol=1e-5),
+    Case("asinh", M.asinh, UNARY, domain=(-3.0, 3.0)),
+    Case("acosh", M.acosh, UNARY, domain=_above_one, tol=1e-5),
+    Case("atanh", M.atanh, UNARY, domain=_unit_interval, tol=1e-5),
+]

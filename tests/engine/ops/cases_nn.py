@@ -15,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine import Tensor
 from tapemagic.engine.op import apply
+from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import nn as N
 
 from .gradcheck import Case, shapes, unary_shapes
@@ -429,4 +430,97 @@ CASES = [
         extra=_pool_extra,
     ),
     Case("avg_pool_grad", _avg_pool_grad, _pooled_shapes(), extra=_pooled_input_extra),
+]
+
+
+# -- log_sigmoid, l2_normalize, batch normalization, weighted loss, embeddings --------
+
+
+def _positive(rng, shape):
+    return rng.uniform(0.5, 2.0, size=shape)
+
+
+def _normalize_axis(data, shapes) -> tuple:
+    ndim = len(shapes[0])
+    one = st.integers(-ndim, ndim - 1)
+    many = st.lists(one, min_size=1, max_size=ndim, unique_by=lambda a: a % ndim)
+    return (data.draw(st.one_of(st.none(), one, many), label="axis"),)
+
+
+@st.composite
+def _batch_norm_shapes(draw) -> tuple:
+    # x, then mean, variance, offset and scale, each broadcasting into x
+    x = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=3))
+    stats = []
+    for _ in range(4):
+        keep = draw(st.integers(0, len(x)))
+        stats.append(tuple(d if draw(st.booleans()) else 1 for d in x[len(x) - keep :]))
+    return (x, *stats)
+
+
+def _batch_norm(x, mean, variance, offset, scale):
+    return N.batch_normalization(x, mean, variance, offset, scale, 1e-3)
+
+
+def _weighted_xent(labels, logits, pos_weight):
+    # labels squashed into (0, 1); logits kept off relu's and abs's kink at 0
+    return N.weighted_cross_entropy_with_logits(M.sigmoid(labels), logits, pos_weight)
+
+
+@st.composite
+def _xent_shapes(draw) -> tuple:
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=4))
+    return (shape, shape, ())
+
+
+def _ids(data, shapes) -> tuple:
+    rows = shapes[0][0]
+    ids = data.draw(
+        hnp.arrays(
+            np.int64,
+            hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+            elements=st.integers(0, rows - 1),
+        ),
+        label="ids",
+    )
+    return (ids,)
+
+
+CASES += [
+    Case("softplus", N.log_sigmoid, UNARY, domain=(-5.0, 5.0), name="log_sigmoid"),
+    Case(
+        "rsqrt",
+        lambda x, axis: N.l2_normalize(x, axis),
+        RANKED,
+        domain=_away_from(0),
+        extra=_normalize_axis,
+        tol=1e-5,
+        name="l2_normalize",
+    ),
+    Case(
+        "rsqrt",
+        _batch_norm,
+        _batch_norm_shapes(),
+        domain=_positive,
+        tol=1e-5,
+        name="batch_normalization",
+    ),
+    Case(
+        "log1p",
+        _weighted_xent,
+        _xent_shapes(),
+        domain=_away_from(0),
+        tol=1e-5,
+        name="weighted_cross_entropy_with_logits",
+    ),
+    Case("gather", N.embedding_lookup, RANKED, extra=_ids, name="embedding_lookup"),
+    Case(
+        "gather",
+        lambda params, ids: N.embedding_lookup(params, ids, max_norm=0.8),
+        RANKED,
+        domain=_away_from(0),
+        extra=_ids,
+        tol=1e-5,
+        name="embedding_lookup[max_norm]",
+    ),
 ]

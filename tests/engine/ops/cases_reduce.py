@@ -181,3 +181,47 @@ CASES = [
         differentiable=False,
     ),
 ]
+
+
+def _scan_args(data, shapes) -> tuple:
+    ndim = len(shapes[0])
+    axis = data.draw(st.integers(-ndim, ndim - 1), label="axis")
+    exclusive = data.draw(st.booleans(), label="exclusive")
+    return axis, exclusive, data.draw(st.booleans(), label="reverse")
+
+
+def _scan(fn):
+    return lambda x, axis, exclusive, reverse: fn(x, axis, exclusive, reverse)
+
+
+CASES += [
+    Case("cumsum", _scan(R.cumsum), NONEMPTY_AXIS, extra=_scan_args),
+    Case(
+        "cumprod",
+        _scan(R.cumprod),
+        NONEMPTY_AXIS,
+        domain=_away_from_zero,
+        extra=_scan_args,
+        tol=1e-5,
+    ),
+    # exact zeros: the gradient is exact (first order; see cumprod's docstring)
+    Case(
+        "cumprod",
+        _scan(R.cumprod),
+        NONEMPTY_AXIS,
+        domain=_with_zeros,
+        extra=_scan_args,
+        smooth=False,
+        tol=1e-5,
+        name="cumprod_with_zeros",
+    ),
+    Case(
+        "sqrt",
+        _reduction(R.reduce_euclidean_norm),
+        ANY,
+        domain=_away_from_zero,
+        extra=_nonempty_axis_and_keepdims,
+        tol=1e-5,
+        name="reduce_euclidean_norm",
+    ),
+]

@@ -312,3 +312,113 @@ CASES = [
     ),
     Case("reverse", S.reverse, ANY, extra=_reverse_axes),
 ]
+
+
+# -- slice, boolean_mask, repeat, meshgrid, sorting ----------------------------------
+
+
+def _distinct(rng, shape):
+    # a shuffled grid 0.5 apart with jitter: no ties, so the sort order is stable
+    # under finite-difference steps
+    n = int(np.prod(shape))
+    grid = rng.permutation(n) * 0.5 - n * 0.25
+    return grid.reshape(shape) + rng.uniform(0, 0.1, size=shape)
+
+
+def _begin_size(data, shapes) -> tuple:
+    begin, size = [], []
+    for dim in shapes[0]:
+        start = data.draw(st.integers(0, dim), label="begin")
+        begin.append(start)
+        size.append(data.draw(st.integers(-1, dim - start), label="size"))
+    return begin, size
+
+
+def _mask_and_axis(data, shapes) -> tuple:
+    shape = shapes[0]
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    k = data.draw(st.integers(1, len(shape) - axis), label="mask rank")
+    mask = data.draw(hnp.arrays(np.bool_, shape[axis : axis + k]), label="mask")
+    signed = data.draw(st.sampled_from([axis, axis - len(shape)]), label="axis sign")
+    return mask, signed
+
+
+def _repeats(data, shapes) -> tuple:
+    shape = shapes[0]
+    axes = st.integers(-len(shape), len(shape) - 1) if shape else st.nothing()
+    axis = data.draw(st.one_of(st.none(), axes), label="axis")
+    dim = int(np.prod(shape)) if axis is None else shape[axis]
+    counts = st.integers(0, 3)
+    repeats = data.draw(
+        st.one_of(counts, st.lists(counts, min_size=dim, max_size=dim)),
+        label="repeats",
+    )
+    return repeats, axis
+
+
+@st.composite
+def _vectors(draw) -> tuple:
+    count = draw(st.integers(1, 3))
+    return tuple(draw(_shape(min_dims=0, max_dims=2)) for _ in range(count))
+
+
+def _indexing(data, shapes) -> tuple:
+    return (data.draw(st.sampled_from(["xy", "ij"]), label="indexing"),)
+
+
+def _meshgrid(*args):
+    *vectors, indexing = args
+    return S.meshgrid(*vectors, indexing=indexing)
+
+
+def _sort_args(data, shapes) -> tuple:
+    (axis,) = _axis(data, shapes)
+    direction = data.draw(st.sampled_from(["ASCENDING", "DESCENDING"]))
+    return axis, direction
+
+
+def _k(data, shapes) -> tuple:
+    return (data.draw(st.integers(0, shapes[0][-1]), label="k"),)
+
+
+CASES += [
+    Case("strided_slice", S.slice_, ANY, extra=_begin_size, name="slice"),
+    Case(
+        "gather",
+        lambda x, mask, axis: S.boolean_mask(x, mask, axis=axis),
+        RANKED,
+        extra=_mask_and_axis,
+        name="boolean_mask",
+    ),
+    Case(
+        "gather",
+        lambda x, repeats, axis: S.repeat(x, repeats, axis=axis),
+        ANY,
+        extra=_repeats,
+        name="repeat",
+    ),
+    Case("broadcast_to", _meshgrid, _vectors(), extra=_indexing, name="meshgrid"),
+    Case(
+        "argsort",
+        lambda x, axis, direction: S.argsort(x, axis, direction),
+        RANKED,
+        extra=_sort_args,
+        differentiable=False,
+    ),
+    Case(
+        "gather",
+        lambda x, axis, direction: S.sort(x, axis, direction),
+        RANKED,
+        domain=_distinct,
+        extra=_sort_args,
+        name="sort",
+    ),
+    Case(
+        "gather",
+        lambda x, k: S.top_k(x, k).values,
+        RANKED,
+        domain=_distinct,
+        extra=_k,
+        name="top_k",
+    ),
+]

@@ -397,3 +397,63 @@ def test_an_op_seed_reproduces_draws_across_runs() -> None:
 def test_without_seeds_runs_differ() -> None:
     first, second = _run_twice("", "")
     assert first != second
+
+
+# -- one_hot -------------------------------------------------------------------------
+
+
+def test_one_hot_follows_tensorflows_examples() -> None:
+    _check(C.one_hot([0, 1, 2], 3), np.eye(3), np.float32)
+    got = C.one_hot([0, 2, -1, 1], 3, on_value=5.0, off_value=0.0, axis=-1)
+    _check(got, [[5, 0, 0], [0, 0, 5], [0, 0, 0], [0, 5, 0]], np.float32)
+    got = C.one_hot([[0, 2], [1, -1]], 3, on_value=1.0, off_value=0.0, axis=-1)
+    want = [[[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [0, 0, 0]]]
+    _check(got, want, np.float32)
+
+
+def test_one_hot_axis_places_the_new_axis() -> None:
+    indices = np.array([[0, 2], [1, 3]])
+    want = np.eye(3)[np.clip(indices, 0, 2)] * (indices < 3)[..., None]
+    for axis in (-1, 0, 1, 2):
+        got = C.one_hot(indices, 3, axis=axis).numpy()
+        where = axis % 3 if axis != -1 else 2
+        np.testing.assert_array_equal(got, np.moveaxis(want, -1, where))
+
+
+def test_one_hot_dtype_comes_from_dtype_then_values_then_float32() -> None:
+    assert C.one_hot([1], 2).dtype.name == "float32"
+    _check(C.one_hot([1], 2, on_value=7), [[0, 7]], np.int32)
+    _check(C.one_hot([1], 2, off_value=-1.5), [[-1.5, 1.0]], np.float32)
+    _check(C.one_hot([1], 2, dtype="float64", on_value=3.0), [[0.0, 3.0]], np.float64)
+    _check(C.one_hot([0], 2, on_value=0.0, off_value=1.0), [[0.0, 1.0]], np.float32)
+    _check(C.one_hot(np.array([1], np.uint8), 2, dtype="int64"), [[0, 1]], np.int64)
+
+
+def test_one_hot_errors() -> None:
+    with pytest.raises(TypeError, match="does not match dtype parameter"):
+        C.one_hot([1], 2, on_value=Tensor(np.float64(1.0)), dtype="float32")
+    with pytest.raises(TypeError, match="of on_value does not match dtype int32"):
+        C.one_hot([1], 2, on_value=1.0, off_value=0)
+    with pytest.raises(TypeError, match="indices must be"):
+        C.one_hot([1.0], 2)
+    with pytest.raises(InvalidArgumentError, match="depth must be non-negative"):
+        C.one_hot([1], -1)
+    with pytest.raises(InvalidArgumentError, match="expected axis to be -1"):
+        C.one_hot([1], 2, axis=2)
+    with pytest.raises(InvalidArgumentError, match="on_value must be a scalar"):
+        C.one_hot([1], 2, on_value=[1.0, 2.0])
+
+
+def test_one_hot_is_not_differentiable() -> None:
+    # TensorFlow registers OneHot as not differentiable, also in on/off values
+    on = Variable(2.0)
+    off = Variable(-1.0)
+    with GradientTape() as tape:
+        y = reduce_sum(C.one_hot([0, 1], 2, on_value=on, off_value=off))
+    assert tape.gradient(y, [on, off]) == [None, None]
+
+
+def test_one_hot_is_exported() -> None:
+    import tapemagic.tf as tf
+
+    assert tf.one_hot is C.one_hot

@@ -274,3 +274,226 @@ def test_norm_errors():
         L.norm(np.ones((2, 2, 2)), axis=[0, 1, 2])
     with pytest.raises(UnimplementedError, match="SVD"):
         L.norm(np.ones((2, 2)), ord=2, axis=[0, 1])
+
+
+# -- inv, det, slogdet, solve, cholesky ------------------------------------------------
+
+
+def _numeric_gradient(f, x, eps=1e-6):
+    """Central differences of the scalar NumPy function ``f`` at ``x``."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[i] = eps
+        g[i] = (f(x + step) - f(x - step)) / (2 * eps)
+    return g
+
+
+RNG = np.random.default_rng(7)
+A = RNG.uniform(-1, 1, (2, 3, 3)) + 3 * np.eye(3)  # a batch of invertible matrices
+W = RNG.normal(size=(2, 3, 3))
+
+
+def test_inv_values_batches_and_adjoint():
+    np.testing.assert_allclose(L.inv(A).numpy(), np.linalg.inv(A), rtol=1e-12)
+    adjoint = L.inv(A, adjoint=True).numpy()
+    np.testing.assert_allclose(adjoint, np.linalg.inv(A.transpose(0, 2, 1)))
+    assert L.inv([[2.0, 0.0], [0.0, 4.0]]).numpy().tolist() == [[0.5, 0], [0, 0.25]]
+
+
+def test_inv_gradient_matches_finite_differences():
+    (g,) = grads(lambda a: L.matmul(L.inv(a), np.eye(3)) * W, A)
+    want = _numeric_gradient(lambda a: np.sum(W * np.linalg.inv(a)), A)
+    np.testing.assert_allclose(g, want, rtol=1e-6, atol=1e-8)
+
+
+def test_inv_second_derivative_through_nested_tapes():
+    # inv([[x]]) = 1/x: second derivative 2 / x^3
+    x = Variable(np.array([[2.0]]))
+    with GradientTape() as outer:
+        with GradientTape() as inner:
+            y = L.inv(x)
+        first = inner.gradient(y, x)
+    assert first.numpy().tolist() == [[-0.25]]
+    assert outer.gradient(first, x).numpy().tolist() == [[0.25]]
+
+
+def test_det_values_and_gradient_by_hand():
+    # det [[a, b], [c, d]] = ad - bc; gradient [[d, -c], [-b, a]]
+    m = [[1.0, 2.0], [3.0, 4.0]]
+    assert L.det(m).numpy() == np.float32(-2.0)
+    (g,) = grads(L.det, m)
+    np.testing.assert_allclose(g, [[4.0, -3.0], [-2.0, 1.0]], rtol=1e-12)
+    np.testing.assert_allclose(L.det(A).numpy(), np.linalg.det(A), rtol=1e-12)
+    (g,) = grads(lambda a: L.det(a) * np.array([1.0, -2.0]), A)
+    want = _numeric_gradient(lambda a: np.sum(np.linalg.det(a) * [1.0, -2.0]), A)
+    np.testing.assert_allclose(g, want, rtol=1e-6)
+
+
+def test_det_hessian_by_hand():
+    # d2(ad - bc) / da dd = 1, / db dc = -1, zero elsewhere
+    x = Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    with GradientTape() as outer:
+        with GradientTape() as inner:
+            y = L.det(x)
+        g = inner.gradient(y, x)
+    hessian = outer.jacobian(g, x).numpy().reshape(4, 4)
+    want = np.zeros((4, 4))
+    want[0, 3] = want[3, 0] = 1.0
+    want[1, 2] = want[2, 1] = -1.0
+    np.testing.assert_allclose(hessian, want, atol=1e-12)
+
+
+def test_det_gradient_at_a_singular_matrix_raises_as_in_tensorflow():
+    singular = Variable(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    with GradientTape() as tape:
+        y = L.det(singular)
+    assert y.numpy() == 0.0
+    with pytest.raises(InvalidArgumentError, match="not invertible"):
+        tape.gradient(y, singular)
+
+
+def test_slogdet_values_gradient_and_singular_matrices():
+    sign, log_abs = L.slogdet([[1.0, 2.0], [3.0, 4.0]])
+    assert float(sign) == -1.0
+    assert float(log_abs) == pytest.approx(np.log(2.0), rel=1e-6)
+    (g,) = grads(lambda a: L.slogdet(a)[1], A)
+    np.testing.assert_allclose(g, np.linalg.inv(A).transpose(0, 2, 1), rtol=1e-10)
+    # the sign is piecewise constant: zeros through it
+    (g,) = grads(lambda a: L.slogdet(a)[0], A)
+    assert not g.any()
+    sign, log_abs = L.slogdet(np.zeros((2, 2)))
+    assert float(sign) == 0.0 and float(log_abs) == -np.inf
+
+
+@pytest.mark.parametrize("adjoint", [False, True])
+def test_solve_values_gradients_and_adjoint(adjoint):
+    b = RNG.normal(size=(2, 3, 2))
+    w = RNG.normal(size=(2, 3, 2))
+    matrix = A.transpose(0, 2, 1) if adjoint else A
+    got = L.solve(A, b, adjoint=adjoint).numpy()
+    np.testing.assert_allclose(got, np.linalg.solve(matrix, b), rtol=1e-12)
+    ga, gb = grads(lambda a, r: L.solve(a, r, adjoint=adjoint) * w, A, b)
+
+    def f(a, r):
+        return np.sum(w * np.linalg.solve(a.transpose(0, 2, 1) if adjoint else a, r))
+
+    np.testing.assert_allclose(ga, _numeric_gradient(lambda a: f(a, b), A), rtol=1e-6)
+    np.testing.assert_allclose(gb, _numeric_gradient(lambda r: f(A, r), b), rtol=1e-6)
+
+
+def test_solve_errors():
+    with pytest.raises(InvalidArgumentError, match="not invertible"):
+        L.solve([[1.0, 2.0], [2.0, 4.0]], [[1.0], [1.0]])
+    with pytest.raises(InvalidArgumentError, match="same number of rows"):
+        L.solve(np.eye(2), np.ones((3, 1)))
+    with pytest.raises(InvalidArgumentError, match="rank >= 2"):
+        L.solve(np.eye(2), np.ones(2))
+    with pytest.raises(InvalidArgumentError, match="square"):
+        L.solve(np.ones((2, 3)), np.ones((2, 1)))
+    with pytest.raises(TypeError, match="floating-point"):
+        L.inv([[1, 0], [0, 1]])
+
+
+def test_cholesky_values_read_only_the_lower_triangle():
+    spd = np.array([[4.0, 2.0], [2.0, 5.0]])
+    assert L.cholesky(spd).numpy().tolist() == [[2.0, 0.0], [1.0, 2.0]]
+    upper_garbage = np.array([[4.0, 100.0], [2.0, 5.0]])
+    assert L.cholesky(upper_garbage).numpy().tolist() == [[2.0, 0.0], [1.0, 2.0]]
+    batch = np.einsum("bij,bkj->bik", A, A)
+    np.testing.assert_allclose(L.cholesky(batch).numpy(), np.linalg.cholesky(batch))
+    with pytest.raises(InvalidArgumentError, match="Cholesky decomposition was not"):
+        L.cholesky([[1.0, 2.0], [2.0, 1.0]])
+
+
+def test_cholesky_gradient_is_symmetric_and_right_along_symmetric_steps():
+    spd = np.einsum("bij,bkj->bik", A, A)
+    (g,) = grads(lambda a: L.cholesky(a) * W, spd)
+    np.testing.assert_allclose(g, g.transpose(0, 2, 1), atol=1e-12)
+    # a symmetric step E changes sum(W * L) by <g, E> to first order
+    step = RNG.normal(size=spd.shape)
+    step = step + step.transpose(0, 2, 1)
+    eps = 1e-6
+    plus = np.sum(W * np.linalg.cholesky(spd + eps * step))
+    minus = np.sum(W * np.linalg.cholesky(spd - eps * step))
+    assert np.sum(g * step) == pytest.approx((plus - minus) / (2 * eps), rel=1e-6)
+
+
+# -- clip_by_norm, global_norm, clip_by_global_norm ----------------------------------
+
+
+def test_clip_by_norm_follows_tensorflows_example():
+    some_nums = np.array([[1, 2, 3, 4, 5]], np.float32)
+    got = L.clip_by_norm(some_nums, 2.0).numpy()
+    want = [[0.26967996, 0.5393599, 0.80903995, 1.0787199, 1.3483998]]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert L.clip_by_norm([3.0, 4.0], 10.0).numpy().tolist() == [3.0, 4.0]
+    rows = L.clip_by_norm([[3.0, 4.0], [0.3, 0.4]], 1.0, axes=[1]).numpy()
+    np.testing.assert_allclose(rows, [[0.6, 0.8], [0.3, 0.4]], rtol=1e-6)
+
+
+def test_clip_by_norm_gradients():
+    # clipped: c t / |t|, whose gradient along w is c (w - t (t.w) / |t|^2) / |t|
+    gt, gc = grads(lambda t, c: L.clip_by_norm(t, c) * [1.0, 0.0], [3.0, 4.0], 1.0)
+    np.testing.assert_allclose(gt, [16 / 125, -12 / 125], rtol=1e-12)
+    assert gc == pytest.approx(3 / 5)  # t / |t| along w
+    # not clipped: the identity, and nothing for clip_norm
+    gt, gc = grads(lambda t, c: L.clip_by_norm(t, c) * [1.0, 0.0], [3.0, 4.0], 9.0)
+    assert gt.tolist() == [1.0, 0.0] and gc == 0.0
+    # finite at t = 0 (TensorFlow's two-tap where), where NaN would be easy
+    (g,) = grads(lambda t: L.clip_by_norm(t, 1.0), [0.0, 0.0])
+    assert g.tolist() == [1.0, 1.0]
+
+
+def test_clip_by_norm_errors():
+    with pytest.raises(TypeError, match="floating-point"):
+        L.clip_by_norm(Tensor(np.array([1, 2], np.int32)), 1.0)
+    with pytest.raises(TypeError, match="floating-point"):
+        L.clip_by_norm([1, 2], 1.0)  # Python ints make an int32 tensor
+    with pytest.raises(ValueError, match="change t's shape"):
+        L.clip_by_norm([1.0, 2.0], [[1.0], [2.0]])
+
+
+def test_global_norm_skips_none_and_needs_a_sequence():
+    assert L.global_norm([[3.0], None, [[4.0, 12.0]]]).numpy() == np.float32(13.0)
+    assert L.global_norm([None]).numpy() == np.float32(0.0)
+    a, b = grads(lambda x, y: L.global_norm([x, None, y]), [3.0], [4.0])
+    np.testing.assert_allclose([a[0], b[0]], [0.6, 0.8], rtol=1e-12)  # t / norm
+    with pytest.raises(TypeError, match="should be a sequence"):
+        L.global_norm(Tensor(np.ones(2)))
+
+
+def test_clip_by_global_norm_scales_everything_by_one_factor():
+    clipped, norm = L.clip_by_global_norm([[3.0], None, [[4.0, 0.0]]], 1.0)
+    assert float(norm) == 5.0 and clipped[1] is None
+    np.testing.assert_allclose(clipped[0], [0.6], rtol=1e-6)
+    np.testing.assert_allclose(clipped[2], [[0.8, 0.0]], rtol=1e-6)
+    # below the bound nothing changes
+    kept, norm = L.clip_by_global_norm(([3.0], [4.0]), 10.0)
+    assert [k.numpy().tolist() for k in kept] == [[3.0], [4.0]]
+    # a given norm is used as is
+    halved, used = L.clip_by_global_norm([[3.0], [4.0]], 1.0, use_norm=2.0)
+    assert float(used) == 2.0 and halved[0].numpy().tolist() == [1.5]
+    # an infinite norm makes every entry NaN, as in TensorFlow
+    nans, _ = L.clip_by_global_norm([[np.inf, 1.0]], 1.0)
+    assert np.isnan(nans[0].numpy()).all()
+    with pytest.raises(TypeError, match="should be a sequence"):
+        L.clip_by_global_norm(iter([[1.0]]), 1.0)
+
+
+def test_clip_by_global_norm_gradient_flows_through_the_norm():
+    # one tensor clipped: the same function as clip_by_norm
+    (g,) = grads(
+        lambda t: L.clip_by_global_norm([t], 1.0)[0][0] * [1.0, 0.0], [3.0, 4.0]
+    )
+    np.testing.assert_allclose(g, [16 / 125, -12 / 125], rtol=1e-12)
+
+
+def test_new_linalg_names_are_exported_where_tensorflow_has_them():
+    import tapemagic.tf as tf
+
+    for name in ("inv", "det", "slogdet", "solve", "cholesky", "global_norm"):
+        assert getattr(tf.linalg, name) is getattr(L, name), name
+        assert not hasattr(tf, name), name
+    assert tf.clip_by_norm is L.clip_by_norm
+    assert tf.clip_by_global_norm is L.clip_by_global_norm

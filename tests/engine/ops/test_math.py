@@ -114,3 +114,78 @@ def test_shape_mismatch_names_the_op_and_shapes():
 def test_integer_to_negative_power_raises():
     with pytest.raises(InvalidArgumentError, match="negative integer powers"):
         M.pow(convert_to_tensor([2]), -1)
+
+
+# -- atan2 and the inverse hyperbolic functions -------------------------------------
+
+
+def test_atan2_picks_the_quadrant_like_numpy():
+    y = [1.0, 1.0, -1.0, -1.0, 0.0, 2.0, 0.0]
+    x = [1.0, -1.0, -1.0, 1.0, -3.0, 0.0, 0.0]
+    got = M.atan2(np.asarray(y), np.asarray(x)).numpy()
+    np.testing.assert_array_equal(got, np.arctan2(y, x))
+    # TensorFlow's documented example, in degrees
+    degrees = M.atan2([1.0, -1.0], [1.0, 1.0]).numpy() * (180 / np.pi)
+    np.testing.assert_allclose(degrees, [45.0, -45.0], rtol=1e-6)
+
+
+def test_atan2_gradient_is_finite_on_the_axes_and_nan_at_the_origin():
+    # d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+    gy, gx = grad(M.atan2, 1.0, 1.0)
+    assert (gy, gx) == (0.5, -0.5)
+    gy, gx = grad(M.atan2, 2.0, 0.0)  # on the y axis, where atan(y / x) fails
+    assert (gy, gx) == (0.0, -0.5)
+    gy, gx = grad(M.atan2, 0.0, -4.0)
+    assert (gy, gx) == (-0.25, 0.0)
+    gy, gx = grad(M.atan2, 0.0, 0.0)
+    assert np.isnan(gy) and np.isnan(gx)
+    # a broadcast x collects the gradient of every y it was paired with
+    gy, gx = grad(M.atan2, [1.0, -1.0, 2.0], 1.0)
+    np.testing.assert_allclose(gy, [0.5, 0.5, 0.2], rtol=1e-6)
+    np.testing.assert_allclose(gx, -0.5 + 0.5 - 0.4, rtol=1e-6, atol=1e-7)
+
+
+def test_inverse_hyperbolic_values_follow_tensorflow():
+    # TensorFlow's acosh example: NaN outside [1, inf]
+    x = [-2.0, -0.5, 1.0, 1.2, 200.0, 10000.0, np.inf]
+    got = M.acosh(np.asarray(x, np.float32)).numpy()
+    want = [np.nan, np.nan, 0.0, 0.62236255, 5.9914584, 9.903487, np.inf]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    v = np.array([-3.0, -0.5, 0.0, 1e-8, 40.0])
+    np.testing.assert_allclose(M.asinh(v).numpy(), np.arcsinh(v), rtol=1e-15)
+    w = np.array([-0.99, 0.0, 1e-9, 0.5])
+    np.testing.assert_allclose(M.atanh(w).numpy(), np.arctanh(w), rtol=1e-15)
+    assert M.atanh(np.array([1.0, -1.0])).numpy().tolist() == [np.inf, -np.inf]
+
+
+def test_inverse_hyperbolic_gradients():
+    (g,) = grad(M.asinh, [0.0, 0.75])  # 1 / sqrt(1 + x^2)
+    np.testing.assert_allclose(g, [1.0, 0.8], rtol=1e-6)
+    (g,) = grad(M.acosh, [1.25, 1.0])  # 1 / sqrt(x^2 - 1); inf at 1
+    np.testing.assert_allclose(g, [4.0 / 3.0, np.inf], rtol=1e-6)
+    (g,) = grad(M.atanh, [0.0, 0.5])  # 1 / (1 - x^2)
+    np.testing.assert_allclose(g, [1.0, 4.0 / 3.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "fn, x, want",
+    [
+        (M.asinh, 0.75, -0.75 / 1.25**3),  # -x / (1 + x^2)^(3/2)
+        (M.acosh, 1.25, -1.25 / 0.75**3),  # -x / (x^2 - 1)^(3/2)
+        (M.atanh, 0.5, 2 * 0.5 / 0.75**2),  # 2x / (1 - x^2)^2
+    ],
+)
+def test_inverse_hyperbolic_second_derivatives(fn, x, want):
+    v = Variable(np.float64(x))
+    with GradientTape() as outer:
+        with GradientTape() as inner:
+            y = fn(v)
+        first = inner.gradient(y, v)
+    assert outer.gradient(first, v).numpy() == pytest.approx(want, rel=1e-12)
+
+
+def test_new_math_names_are_exported_where_tensorflow_has_them():
+    import tapemagic.tf as tf
+
+    for name in ("atan2", "acosh", "asinh", "atanh"):
+        assert getattr(tf, name) is getattr(tf.math, name) is getattr(M, name)

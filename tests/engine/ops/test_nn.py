@@ -561,3 +561,127 @@ def test_pool_errors():
         N.max_pool2d(np.zeros((4, 4, 1)), 2, 2, "VALID")
     with pytest.raises(ValueError, match="ksize should be of length"):
         N.max_pool2d(x, [2, 2, 2], 2, "VALID")
+
+
+# -- log_sigmoid, l2_normalize, batch normalization, weighted loss, embeddings --------
+
+
+def test_log_sigmoid_values_stability_and_gradient():
+    x = np.array([-3.0, 0.0, 2.0])
+    want = np.log(1 / (1 + np.exp(-x)))
+    np.testing.assert_allclose(N.log_sigmoid(x).numpy(), want, rtol=1e-12)
+    extreme = N.log_sigmoid([-1000.0, 1000.0]).numpy()
+    assert extreme.tolist() == [-1000.0, 0.0]
+    (g,) = grads(N.log_sigmoid, [-1000.0, 0.0, 1000.0])
+    assert g.tolist() == [1.0, 0.5, 0.0]  # sigmoid(-x)
+
+
+def test_l2_normalize_follows_tensorflows_examples():
+    assert N.l2_normalize([3.0, 4.0]).numpy().tolist() == pytest.approx([0.6, 0.8])
+    column = N.l2_normalize([[3.0], [4.0]], 0).numpy()
+    np.testing.assert_allclose(column, [[0.6], [0.8]], rtol=1e-6)
+    assert N.l2_normalize([[3.0], [4.0]], 1).numpy().tolist() == [[1.0], [1.0]]
+    by_dim = N.l2_normalize([[3.0], [4.0]], dim=0).numpy()  # the deprecated name
+    np.testing.assert_array_equal(by_dim, column)
+
+
+def test_l2_normalize_gradient_and_the_zero_vector():
+    # d (x / |x|) along w = (w - x (x.w) / |x|^2) / |x|
+    (g,) = grads(lambda x: N.l2_normalize(x) * [1.0, 0.0], [3.0, 4.0], dtype=np.float64)
+    np.testing.assert_allclose(g, [16 / 125, -12 / 125], rtol=1e-12)
+    zero = N.l2_normalize([0.0, 0.0])
+    assert zero.numpy().tolist() == [0.0, 0.0]
+    (g,) = grads(N.l2_normalize, [0.0, 0.0], dtype=np.float64)
+    np.testing.assert_allclose(g, [1e6, 1e6], rtol=1e-12)  # 1 / sqrt(epsilon)
+
+
+def test_batch_normalization_values_and_gradients():
+    x = np.array([[1.0, 2.0], [3.0, 6.0]])
+    mean, var = np.array([2.0, 4.0]), np.array([1.0, 4.0])
+    offset, scale = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    eps = 0.0
+    got = N.batch_normalization(x, mean, var, offset, scale, eps).numpy()
+    want = scale * (x - mean) / np.sqrt(var + eps) + offset
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    gx, gm, gv, go, gs = grads(
+        lambda *a: N.batch_normalization(*a, 0.0), x, mean, var, offset, scale,
+        dtype=np.float64,
+    )  # fmt: skip
+    inv = scale / np.sqrt(var)
+    np.testing.assert_allclose(gx, np.broadcast_to(inv, x.shape), rtol=1e-12)
+    np.testing.assert_allclose(gm, -2 * inv, rtol=1e-12)  # two rows
+    dv = -0.5 * scale * np.sum(x - mean, axis=0) / var**1.5
+    np.testing.assert_allclose(gv, dv, rtol=1e-12)
+    np.testing.assert_allclose(go, [2.0, 2.0], rtol=1e-12)
+    np.testing.assert_allclose(gs, np.sum(x - mean, axis=0) / np.sqrt(var))
+    # no offset and no scale: plain standardization
+    plain = N.batch_normalization(x, mean, var, None, None, 0.0).numpy()
+    np.testing.assert_allclose(plain, (x - mean) / np.sqrt(var), rtol=1e-12)
+
+
+def test_weighted_cross_entropy_matches_the_textbook_formula():
+    z = np.array([0.0, 1.0, 0.25, 1.0])
+    x = np.array([-2.0, 0.5, 3.0, -1.0])
+    q = 3.0
+    sig = 1 / (1 + np.exp(-x))
+    want = -q * z * np.log(sig) - (1 - z) * np.log(1 - sig)
+    got = N.weighted_cross_entropy_with_logits(z, x, q).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    # pos_weight 1 is the plain sigmoid cross entropy
+    plain = N.weighted_cross_entropy_with_logits(z, x, 1.0).numpy()
+    ref = N.sigmoid_cross_entropy_with_logits(labels=z, logits=x).numpy()
+    np.testing.assert_allclose(plain, ref, rtol=1e-12)
+
+
+def test_weighted_cross_entropy_gradients_and_extremes():
+    z = np.array([1.0, 0.0, 0.5])
+    x = np.array([0.5, -2.0, 1.5])
+    gz, gx, gq = grads(
+        lambda a, b, c: N.weighted_cross_entropy_with_logits(a, b, c), z, x, 2.0,
+        dtype=np.float64,
+    )  # fmt: skip
+    weight = 1 + (2.0 - 1) * z
+    sig = 1 / (1 + np.exp(-x))
+    np.testing.assert_allclose(gx, (1 - z) - weight * (1 - sig), rtol=1e-12)
+    softplus_neg = np.log1p(np.exp(-x))
+    np.testing.assert_allclose(gz, -x + softplus_neg, rtol=1e-12)
+    assert gq == pytest.approx(np.sum(z * softplus_neg), rel=1e-12)
+    big = N.weighted_cross_entropy_with_logits([1.0, 0.0], [-1000.0, 1000.0], 2.0)
+    assert big.numpy().tolist() == [2000.0, 1000.0]
+    with pytest.raises(ValueError, match="same shape"):
+        N.weighted_cross_entropy_with_logits([1.0], [1.0, 2.0], 2.0)
+
+
+def test_embedding_lookup_values_and_dense_accumulating_gradient():
+    table = Variable(np.arange(6.0).reshape(3, 2))
+    with GradientTape() as tape:
+        rows = N.embedding_lookup(table, [[2, 0], [2, 2]])
+        loss = reduce_sum(rows)
+    assert rows.numpy().tolist() == [[[4, 5], [0, 1]], [[4, 5], [4, 5]]]
+    g = tape.gradient(loss, table)
+    assert g.numpy().tolist() == [[1, 1], [0, 0], [3, 3]]  # row 2 looked up 3 times
+    with pytest.raises(InvalidArgumentError, match="not in"):
+        N.embedding_lookup(table, [3])
+
+
+def test_embedding_lookup_shards_and_max_norm():
+    shards = [np.array([[0.0, 1.0], [2.0, 3.0]]), np.array([[4.0, 5.0]])]
+    got = N.embedding_lookup(shards, [2, 1, 0]).numpy()
+    assert got.tolist() == [[4.0, 5.0], [2.0, 3.0], [0.0, 1.0]]
+    clipped = N.embedding_lookup([[3.0, 4.0], [0.3, 0.4]], [0, 1], max_norm=1.0)
+    np.testing.assert_allclose(clipped.numpy(), [[0.6, 0.8], [0.3, 0.4]], rtol=1e-6)
+    with pytest.raises(ValueError, match="empty list"):
+        N.embedding_lookup([], [0])
+
+
+def test_new_nn_names_are_exported_where_tensorflow_has_them():
+    import tapemagic.tf as tf
+
+    assert tf.math.log_sigmoid is N.log_sigmoid
+    assert tf.math.l2_normalize is tf.nn.l2_normalize is tf.linalg.l2_normalize
+    for name in (
+        "batch_normalization",
+        "embedding_lookup",
+        "weighted_cross_entropy_with_logits",
+    ):
+        assert getattr(tf.nn, name) is getattr(N, name), name
