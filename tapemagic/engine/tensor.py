@@ -348,6 +348,13 @@ class Tensor(_Operators):
             text = "\n" + text
         return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
+    def __format__(self, spec: str) -> str:
+        # f"{loss:.3f}" formats the value, as TensorFlow's tensors do.
+        if not spec:
+            return str(self)
+        value = self._value
+        return format(value[()] if not value.ndim else value, spec)
+
     def __reduce__(self) -> tuple:
         return Tensor, (self._value,)
 

@@ -1,9 +1,48 @@
 """Keras on tapemagic's engine: what ``tf.keras`` course code needs.
 
-So far: :mod:`tapemagic.keras.optimizers` (SGD, Adam, RMSprop with Keras 3's update
-rules). ``tapemagic.tf.keras`` is this package.
+Layers (:mod:`~tapemagic.keras.layers`), models (``Sequential``, ``Model``
+subclassing and functional models, with ``compile``/``fit``/``evaluate``/
+``predict``), losses, metrics, activations, initializers and optimizers (SGD,
+Adam, RMSprop), with Keras 3's semantics. ``tapemagic.tf.keras`` is this
+package.
 """
 
-from . import optimizers
+from . import (
+    activations,
+    backend,
+    callbacks,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    utils,
+)
+from .callbacks import Callback, History
+from .layers import Input, KerasTensor, Layer
+from .losses import Loss
+from .metrics import Metric
+from .models import Model, Sequential
 
-__all__ = ["optimizers"]
+__all__ = [
+    "Callback",
+    "History",
+    "Input",
+    "KerasTensor",
+    "Layer",
+    "Loss",
+    "Metric",
+    "Model",
+    "Sequential",
+    "activations",
+    "backend",
+    "callbacks",
+    "initializers",
+    "layers",
+    "losses",
+    "metrics",
+    "models",
+    "optimizers",
+    "utils",
+]

@@ -250,3 +250,9 @@ def test_python_floats_convert_straight_to_a_float64_dtype():
     x = constant(np.float64(1.0))
     assert (x * 0.1).numpy() == 0.1
     assert convert_to_tensor([0.1, 0.2], dtype="float64").numpy().tolist() == [0.1, 0.2]
+
+
+def test_format_spec_formats_the_value():
+    assert f"{constant(2.0 / 3.0):.3f}" == "0.667"
+    assert f"{constant(7)}" == "tf.Tensor(7, shape=(), dtype=int32)"
+    assert format(Variable(1.5).read_value(), "6.2f") == "  1.50"

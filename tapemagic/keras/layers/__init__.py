@@ -1,0 +1,32 @@
+"""``keras.layers``: the Layer base class and the layers course notebooks use."""
+
+from .convolutional import (
+    AveragePooling2D,
+    AvgPool2D,
+    Conv2D,
+    Convolution2D,
+    MaxPool2D,
+    MaxPooling2D,
+)
+from .core import Activation, Dense, Dropout, Flatten, ReLU, Softmax
+from .layer import Input, InputLayer, KerasTensor, KerasVariable, Layer
+
+__all__ = [
+    "Activation",
+    "AveragePooling2D",
+    "AvgPool2D",
+    "Conv2D",
+    "Convolution2D",
+    "Dense",
+    "Dropout",
+    "Flatten",
+    "Input",
+    "InputLayer",
+    "KerasTensor",
+    "KerasVariable",
+    "Layer",
+    "MaxPool2D",
+    "MaxPooling2D",
+    "ReLU",
+    "Softmax",
+]

@@ -1,0 +1,788 @@
+"""The Keras 3 ``Layer``: weights, building on first call, and the call context.
+
+A layer creates its weights when it first sees an input (``build(input_shape)``
+runs inside the first ``__call__``), so ``Dense(10)`` needs no input size. Its
+weights are :class:`KerasVariable` objects, engine Variables named and pathed as
+Keras 3 names them (``kernel``, ``dense/kernel``); a tape watches them like any
+trainable Variable.
+
+Which weights belong to a layer follows Keras 3: the layer's own weights in
+creation order, then those of the layers held in its attributes (also inside
+lists, tuples and dicts), in the order the attributes were first set. The
+``training`` flag passed to an outer call reaches every layer called inside it
+that is not given its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from ...engine import dtypes
+from ...engine.ops.math import cast
+from ...engine.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from .. import backend, initializers
+
+__all__ = [
+    "Input",
+    "InputLayer",
+    "KerasTensor",
+    "KerasVariable",
+    "Layer",
+]
+
+
+# -- variables ------------------------------------------------------------------------
+
+
+class KerasVariable(Variable):
+    """A layer's weight: an engine Variable with Keras 3's ``name`` and ``path``.
+
+    ``name`` is the name given to ``add_weight`` ("kernel", with no ":0") and
+    ``path`` adds the layers it was created in ("sequential/dense/kernel").
+    Setting ``trainable`` also decides whether tapes watch it automatically.
+
+    Example:
+        >>> v = KerasVariable(np.zeros(2, np.float32), name="bias", path="dense/bias")
+        >>> v.name, v.path, v.trainable
+        ('bias', 'dense/bias', True)
+    """
+
+    __slots__ = ("_path",)
+
+    def __init__(
+        self,
+        initial_value: Any,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        path: str | None = None,
+    ) -> None:
+        name = "variable" if name is None else str(name)
+        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
+        self._path = name if path is None else path
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        self._trainable = bool(value)
+
+    def __repr__(self) -> str:
+        return (
+            f"<KerasVariable shape={tuple(self.shape)}, dtype={self.dtype.name}, "
+            f"path={self._path}>"
+        )
+
+    def __reduce__(self) -> tuple:
+        return _rebuild, (self.numpy(), self._trainable, self._name, self._path)
+
+
+def _rebuild(value: Any, trainable: bool, name: str, path: str) -> KerasVariable:
+    return KerasVariable(value, trainable=trainable, name=name, path=path)
+
+
+# -- the call context ------------------------------------------------------------------
+
+
+class _CallState(threading.local):
+    def __init__(self) -> None:
+        # (layer, training) for each layer call or build in progress, innermost last
+        self.frames: list[tuple[Any, Any]] = []
+
+
+_state = _CallState()
+
+
+@contextmanager
+def _frame(layer: Any, training: Any) -> Iterator[None]:
+    _state.frames.append((layer, training))
+    try:
+        yield
+    finally:
+        _state.frames.pop()
+
+
+def _context_training() -> Any:
+    for _, training in reversed(_state.frames):
+        if training is not None:
+            return training
+    return None
+
+
+def _scope_path(layer: Any, name: str) -> str:
+    """Keras 3's variable path: the layers being called or built, then ``name``."""
+    scopes: list = []
+    for frame_layer, _ in _state.frames:
+        if not scopes or scopes[-1] is not frame_layer:
+            scopes.append(frame_layer)
+    if not scopes or scopes[-1] is not layer:
+        scopes.append(layer)
+    return "/".join([s.name for s in scopes] + [name])
+
+
+# -- symbolic inputs -------------------------------------------------------------------
+
+
+class KerasTensor:
+    """A symbolic input: a shape (batch axis None) and dtype, no values.
+
+    ``keras.Input(shape=(784,))`` makes one. Passed as the first layer of a
+    :class:`~tapemagic.keras.Sequential` it builds the model at once; layers called
+    on it return new KerasTensors, from which ``keras.Model(inputs, outputs)``
+    builds a functional model.
+
+    Example:
+        >>> KerasTensor((None, 784), name="pixels")
+        <KerasTensor shape=(None, 784), dtype=float32, name=pixels>
+    """
+
+    def __init__(
+        self,
+        shape: Any,
+        dtype: Any = None,
+        name: str | None = None,
+        producer: tuple | None = None,
+    ) -> None:
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = backend.standardize_dtype(dtype)
+        self.name = backend._unique_name("keras_tensor") if name is None else name
+        # (layer, args, kwargs) of the call that made it; None for an input
+        self._producer = producer
+        # the InputLayer that made it, for an input
+        self._input_layer: Any = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
+
+    def _unsupported(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError(
+            "A KerasTensor (from keras.Input) holds no values, so tensor ops cannot "
+            "run on it. Call layers on it (e.g. layers.Dense(10)(inputs)), or write a "
+            "custom Layer whose call() does the computation."
+        )
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unsupported
+    __truediv__ = __matmul__ = __getitem__ = __array__ = _unsupported
+
+
+def _is_symbolic(value: Any) -> bool:
+    if isinstance(value, KerasTensor):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_is_symbolic(v) for v in value)
+    return False
+
+
+def _shape_of(value: Any) -> Any:
+    """A value's shape as a tuple (a list of tuples for a list of inputs)."""
+    if isinstance(value, (Tensor, Variable, np.ndarray, KerasTensor)):
+        return tuple(value.shape)
+    if isinstance(value, (list, tuple)):
+        return [_shape_of(v) for v in value]
+    return None
+
+
+def _as_shape(value: Any) -> Any:
+    if isinstance(value, (TensorShape, tuple, list)) and all(
+        d is None or isinstance(d, (int, np.integer)) for d in value
+    ):
+        return tuple(None if d is None else int(d) for d in value)
+    return value
+
+
+# -- the base class --------------------------------------------------------------------
+
+_LAYER_KWARGS = ("input_shape", "input_dim", "batch_input_shape", "batch_size")
+
+
+class Layer:
+    """Base class of all layers: subclass it and define ``call`` (and ``build``).
+
+    ``build(input_shape)`` runs once, on the first call, with the shape of the
+    first input (a tuple of ints; the batch axis is None when building from
+    ``keras.Input``); create weights there with :meth:`add_weight`. ``call(inputs,
+    training=None)`` computes the output with tensor ops.
+
+    Args:
+        trainable: whether the layer's weights are listed as trainable.
+        dtype: the dtype of its weights and computations (default floatx).
+        autocast: cast floating inputs to the layer's dtype.
+        name: the layer's name (default: from the class, made unique).
+        **kwargs: ``input_shape``/``input_dim`` for the first layer of a
+            Sequential model (prefer ``keras.Input``).
+
+    Raises:
+        ValueError: for an unknown keyword argument.
+
+    Example:
+        >>> class Scale(Layer):
+        ...     def build(self, input_shape):
+        ...         self.w = self.add_weight(shape=(input_shape[-1],),
+        ...                                  initializer="ones", name="w")
+        ...     def call(self, x):
+        ...         return x * self.w
+        >>> layer = Scale()
+        >>> layer(np.ones((2, 3), np.float32)).shape, layer.built
+        (TensorShape([2, 3]), True)
+        >>> [w.name for w in layer.trainable_weights]
+        ['w']
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if build is not None and not getattr(build, "_marks_built", False):
+            cls.build = _marking_built(build)
+
+    def __init__(
+        self,
+        *,
+        activity_regularizer: Any = None,
+        trainable: bool = True,
+        dtype: Any = None,
+        autocast: bool = True,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        input_shape = kwargs.pop("input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        kwargs.pop("batch_size", None)
+        if kwargs:
+            raise ValueError(
+                f"Unrecognized keyword arguments passed to {type(self).__name__}: "
+                f"{kwargs}"
+            )
+        if activity_regularizer is not None:
+            raise NotImplementedError(
+                "activity_regularizer is not supported by tapemagic's layers; add "
+                "the penalty to the loss inside your train step instead."
+            )
+        d = self.__dict__
+        d.setdefault("_trainable_variables", [])
+        d.setdefault("_non_trainable_variables", [])
+        d["_super_called"] = True
+        d["name"] = backend._auto_name(type(self).__name__) if name is None else name
+        d["_dtype"] = backend.standardize_dtype(dtype)
+        d["_trainable"] = bool(trainable)
+        d["autocast"] = bool(autocast)
+        d["built"] = False
+        d["_build_input_shape"] = None
+        d["_build_output_shape"] = None
+        if input_shape is None and input_dim is not None:
+            input_shape = (input_dim,)
+        if batch_input_shape is not None:
+            input_shape = tuple(batch_input_shape)[1:]
+        d["_input_shape_arg"] = None if input_shape is None else tuple(input_shape)
+        if input_shape is not None:
+            warnings.warn(
+                "Do not pass an `input_shape`/`input_dim` argument to a layer. When "
+                "using Sequential models, prefer using an `Input(shape)` object as the "
+                "first layer in the model instead.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    # -- attribute tracking ------------------------------------------------------------
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, Variable):
+            self._track_variable(value)
+        object.__setattr__(self, name, value)
+
+    def _track_variable(self, variable: Variable) -> None:
+        d = self.__dict__
+        trainable = d.setdefault("_trainable_variables", [])
+        other = d.setdefault("_non_trainable_variables", [])
+        if any(v is variable for v in trainable) or any(v is variable for v in other):
+            return
+        (trainable if variable.trainable else other).append(variable)
+
+    def _check_super_called(self) -> None:
+        if not self.__dict__.get("_super_called", False):
+            raise RuntimeError(
+                f"In layer '{type(self).__name__}', you forgot to call "
+                "`super().__init__()` as the first statement in the `__init__()` "
+                "method. Go add it!"
+            )
+
+    def _sublayers(self) -> list[Layer]:
+        """The layers held in attributes (and their lists and dicts), in order."""
+        found: list[Layer] = []
+        seen = {id(self)}
+
+        def visit(value: Any) -> None:
+            if isinstance(value, Layer):
+                if id(value) not in seen:
+                    seen.add(id(value))
+                    found.append(value)
+            elif isinstance(value, (list, tuple)):
+                for item in value:
+                    visit(item)
+            elif isinstance(value, dict):
+                for item in value.values():
+                    visit(item)
+
+        for value in list(vars(self).values()):
+            visit(value)
+        return found
+
+    def _flatten_layers(self, include_self: bool = True) -> list[Layer]:
+        out: list[Layer] = [self] if include_self else []
+        seen = {id(self)}
+        stack = list(reversed(self._sublayers()))
+        while stack:
+            layer = stack.pop()
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            out.append(layer)
+            stack.extend(reversed(layer._sublayers()))
+        return out
+
+    # -- weights ---------------------------------------------------------------------
+    @property
+    def weights(self) -> list[KerasVariable]:
+        """All weights: the layer's own (creation order), then its sublayers'."""
+        out: list = []
+        seen: set[int] = set()
+        for layer in self._flatten_layers():
+            d = layer.__dict__
+            own = d.get("_trainable_variables", []) + d.get(
+                "_non_trainable_variables", []
+            )
+            for v in own:
+                if id(v) not in seen:
+                    seen.add(id(v))
+                    out.append(v)
+        return out
+
+    @property
+    def trainable_weights(self) -> list[KerasVariable]:
+        """The weights a training step updates (none if ``trainable`` is False)."""
+        if not self.trainable:
+            return []
+        return [v for v in self.weights if v.trainable]
+
+    @property
+    def non_trainable_weights(self) -> list[KerasVariable]:
+        """The weights a training step leaves alone."""
+        if not self.trainable:
+            return self.weights
+        return [v for v in self.weights if not v.trainable]
+
+    @property
+    def variables(self) -> list[KerasVariable]:
+        """The same list as ``weights``."""
+        return self.weights
+
+    @property
+    def trainable_variables(self) -> list[KerasVariable]:
+        """The same list as ``trainable_weights``."""
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self) -> list[KerasVariable]:
+        """The same list as ``non_trainable_weights``."""
+        return self.non_trainable_weights
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        # as Keras 3: the flag reaches every weight and every sublayer
+        value = bool(value)
+        self.__dict__["_trainable"] = value
+        for v in self._trainable_variables:
+            if isinstance(v, KerasVariable):
+                v.trainable = value
+        for layer in self._sublayers():
+            layer.trainable = value
+
+    @property
+    def losses(self) -> list:
+        """Extra losses (regularization): always empty in tapemagic."""
+        return []
+
+    @property
+    def dtype(self) -> str:
+        """The dtype of the layer's weights, e.g. "float32"."""
+        return self._dtype
+
+    @property
+    def compute_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def variable_dtype(self) -> str:
+        return self._dtype
+
+    @property
+    def input_dtype(self) -> str:
+        return self._dtype
+
+    def add_weight(
+        self,
+        shape: Any = None,
+        initializer: Any = None,
+        dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
+        regularizer: Any = None,
+        constraint: Any = None,
+        aggregation: str = "none",
+        overwrite_with_gradient: bool = False,
+        name: str | None = None,
+    ) -> KerasVariable:
+        """Create a weight, track it, and return it.
+
+        Args:
+            shape: the weight's shape (default ``()``).
+            initializer: a name ("glorot_uniform", "zeros", ...), an initializer or
+                a function of ``(shape, dtype)``; default "glorot_uniform" for
+                floats, "zeros" otherwise.
+            dtype: default the layer's dtype.
+            trainable: whether it is listed in ``trainable_weights`` and watched by
+                tapes automatically.
+            autocast: accepted for compatibility.
+            regularizer: not supported (must be None).
+            constraint: not supported (must be None).
+            aggregation: accepted for compatibility.
+            overwrite_with_gradient: accepted for compatibility.
+            name: the weight's name (default "variable").
+
+        Returns:
+            The new :class:`KerasVariable`.
+
+        Raises:
+            RuntimeError: if ``super().__init__()`` was not called.
+            NotImplementedError: for a regularizer or constraint.
+
+        Example:
+            >>> layer = Layer(name="custom")
+            >>> w = layer.add_weight(shape=(2, 3), initializer="zeros", name="w")
+            >>> w.path, w.shape
+            ('custom/w', TensorShape([2, 3]))
+        """
+        self._check_super_called()
+        if isinstance(shape, str) and name is None:
+            # Keras 2 order: add_weight(name, shape, ...)
+            shape, name = None, shape
+        if regularizer is not None or constraint is not None:
+            raise NotImplementedError(
+                f"add_weight(regularizer=..., constraint=...) is not supported by "
+                f"tapemagic (layer {self.name!r}). Add a penalty to the loss, or "
+                "clip the weight after each step with w.assign(...)."
+            )
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        dtype = backend.standardize_dtype(dtype or self.variable_dtype)
+        if initializer is None:
+            floating = dtypes.as_dtype(dtype).is_floating
+            initializer = "glorot_uniform" if floating else "zeros"
+        init = initializers.get(initializer)
+        value = init(shape, dtype=dtype)
+        value = convert_to_tensor(value, dtype=dtype)
+        if tuple(value.shape) != shape:
+            raise ValueError(
+                f"The initializer of weight {name!r} returned shape "
+                f"{tuple(value.shape)}, but shape={shape} was asked for."
+            )
+        name = "variable" if name is None else name
+        variable = KerasVariable(
+            value,
+            trainable=trainable,
+            name=name,
+            dtype=dtype,
+            path=_scope_path(self, name),
+        )
+        self._track_variable(variable)
+        return variable
+
+    def count_params(self) -> int:
+        """The number of scalars in the layer's weights.
+
+        Raises:
+            ValueError: if the layer is not built yet.
+        """
+        if not self.built:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self.name}', but the "
+                "layer isn't built. You can build it manually via: "
+                "`layer.build(input_shape)`, or call it on data first."
+            )
+        return int(sum(int(np.prod(v.shape)) for v in self.weights))
+
+    def get_weights(self) -> list[np.ndarray]:
+        """The weights' values as NumPy arrays, in ``weights`` order."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights: list) -> None:
+        """Assign NumPy arrays to the weights, in ``weights`` order.
+
+        Raises:
+            ValueError: if the count or a shape differs.
+        """
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError(
+                f"Layer {self.name!r} expected {len(mine)} weights, but received "
+                f"{len(weights)} input weights."
+            )
+        for variable, value in zip(mine, weights):
+            value = np.asarray(value)
+            if value.shape != tuple(variable.shape):
+                raise ValueError(
+                    f"Layer {self.name!r} weight shape {tuple(variable.shape)} is not "
+                    f"compatible with provided weight shape {value.shape}."
+                )
+            variable.assign(value.astype(variable._value.dtype))
+
+    # -- building and calling ----------------------------------------------------------
+    def build(self, input_shape: Any) -> None:
+        """Create the weights for inputs of ``input_shape`` (subclasses override)."""
+        self.built = True
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        """The computation (subclasses override)."""
+        raise NotImplementedError(
+            f"Layer {type(self).__name__} does not have a `call()` method "
+            "implemented. Define call(self, inputs) returning the output."
+        )
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """The output shape for ``input_shape``, found by running ``call`` on zeros.
+
+        Built-in layers compute it directly; a None batch axis stays None.
+        """
+        concrete = tuple(1 if d is None else d for d in input_shape)
+        zeros = Tensor(np.zeros(concrete, dtypes.as_dtype(self.compute_dtype)._np))
+        out = self.call(zeros)
+        shape = tuple(out.shape)
+        if input_shape and input_shape[0] is None and shape and shape[0] == 1:
+            shape = (None,) + shape[1:]
+        return shape
+
+    def _check_input_shape(self, shape: Any) -> None:
+        """Raise if inputs of ``shape`` do not fit the layer (Keras' InputSpec)."""
+
+    def _convert_input(self, x: Any) -> Any:
+        plain_list = isinstance(x, (list, tuple)) and not any(
+            isinstance(v, (Tensor, Variable)) for v in x
+        )
+        if isinstance(x, Tensor):
+            t = x
+        elif isinstance(x, (Variable, np.ndarray, np.generic)) or plain_list:
+            t = convert_to_tensor(x)
+        else:
+            return x
+        if self.autocast and t._value.dtype.kind == "f" and t.dtype != self.input_dtype:
+            t = cast(t, self.input_dtype)
+        return t
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self._check_super_called()
+        if not args:
+            if "inputs" not in kwargs:
+                raise TypeError(
+                    f"Layer {self.name!r} was called without inputs; call it as "
+                    "layer(x)."
+                )
+            args = (kwargs.pop("inputs"),)
+        if _is_symbolic(args[0]):
+            return self._symbolic_call(*args, **kwargs)
+        args = (self._convert_input(args[0]),) + args[1:]
+        training = kwargs.pop("training", None)
+        if training is None:
+            training = _context_training()
+        if training is None:
+            training = _call_spec(type(self)).training_default
+        with _frame(self, training):
+            self._check_input_shape(_shape_of(args[0]))
+            if not self.built:
+                self._build_on_call(args[0])
+            if _call_spec(type(self)).has_training and training is not None:
+                kwargs["training"] = training
+            outputs = self.call(*args, **kwargs)
+        if self._build_output_shape is None:
+            self.__dict__["_build_output_shape"] = _shape_of(outputs)
+        return outputs
+
+    def _build_on_call(self, x: Any) -> None:
+        shape = _shape_of(x)
+        self.__dict__["_build_input_shape"] = shape
+        self.build(shape)
+        self.built = True
+
+    def _symbolic_call(self, *args: Any, **kwargs: Any) -> KerasTensor:
+        x = args[0]
+        if not isinstance(x, KerasTensor):
+            raise NotImplementedError(
+                f"Layer {self.name!r} was called on {x!r}; tapemagic's functional "
+                "models support layers of one input only."
+            )
+        out_shape = self._build_symbolic(x.shape)
+        return KerasTensor(
+            out_shape, dtype=self.compute_dtype, producer=(self, args, kwargs)
+        )
+
+    def _build_symbolic(self, shape: tuple) -> Any:
+        """Build for inputs of ``shape`` (batch axis may be None); the output shape."""
+        with _frame(self, None):
+            if not self.built:
+                self.__dict__["_build_input_shape"] = shape
+                self.build(shape)
+                self.built = True
+            self._check_input_shape(shape)
+            out_shape = self.compute_output_shape(shape)
+        if self._build_output_shape is None:
+            self.__dict__["_build_output_shape"] = out_shape
+        return out_shape
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+def _marking_built(build: Any) -> Any:
+    """Wrap a subclass's build: runs in the layer's scope, then marks it built."""
+
+    @functools.wraps(build)
+    def wrapped(self: Layer, *args: Any, **kwargs: Any) -> Any:
+        self._check_super_called()
+        if args and self._build_input_shape is None:
+            self.__dict__["_build_input_shape"] = _as_shape(args[0])
+        if _state.frames and _state.frames[-1][0] is self:
+            result = build(self, *args, **kwargs)
+        else:
+            with _frame(self, None):
+                result = build(self, *args, **kwargs)
+        self.built = True
+        return result
+
+    wrapped._marks_built = True  # type: ignore[attr-defined]
+    return wrapped
+
+
+class _CallSpec:
+    __slots__ = ("has_training", "training_default")
+
+    def __init__(self, has_training: bool, training_default: Any) -> None:
+        self.has_training = has_training
+        self.training_default = training_default
+
+
+@functools.cache
+def _call_spec(cls: type) -> _CallSpec:
+    params = inspect.signature(cls.call).parameters
+    # as Keras 3: only a call() that names `training` receives it
+    if "training" in params:
+        default = params["training"].default
+        return _CallSpec(True, None if default is inspect.Parameter.empty else default)
+    return _CallSpec(False, None)
+
+
+# -- inputs ---------------------------------------------------------------------------
+
+
+class InputLayer(Layer):
+    """The layer behind ``keras.Input``: holds the symbolic input tensor.
+
+    Args:
+        shape: the shape of one example (without the batch axis).
+        batch_size: a fixed batch size (default None).
+        dtype: the input's dtype (default floatx).
+        batch_shape: the full shape, batch axis first (instead of ``shape``).
+        name: the layer's name.
+
+    Raises:
+        ValueError: if neither or both of ``shape`` and ``batch_shape`` are given.
+
+    Example:
+        >>> InputLayer(shape=(28, 28, 1)).output.shape
+        (None, 28, 28, 1)
+    """
+
+    def __init__(
+        self,
+        shape: Any = None,
+        batch_size: int | None = None,
+        dtype: Any = None,
+        batch_shape: Any = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        if (shape is None) == (batch_shape is None):
+            raise ValueError(
+                "You must pass exactly one of `shape` or `batch_shape` to an Input, "
+                f"got shape={shape!r} and batch_shape={batch_shape!r}. E.g. "
+                "keras.Input(shape=(784,))."
+            )
+        if shape is not None:
+            if isinstance(shape, int):
+                shape = (shape,)
+            batch_shape = (batch_size,) + tuple(shape)
+        self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
+        self.output = KerasTensor(self.batch_shape, dtype=self.dtype, name=self.name)
+        self.output._input_layer = self
+        self.__dict__["_build_input_shape"] = self.batch_shape
+        self.__dict__["_build_output_shape"] = self.batch_shape
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        return inputs
+
+
+def Input(
+    shape: Any = None,
+    batch_size: int | None = None,
+    dtype: Any = None,
+    batch_shape: Any = None,
+    name: str | None = None,
+) -> KerasTensor:
+    """A symbolic input of ``shape`` (one example, batch axis left out).
+
+    Use it as the first entry of ``keras.Sequential`` to build the model at once,
+    or call layers on it and pass inputs and outputs to ``keras.Model``.
+
+    Args:
+        shape: the shape of one example, e.g. ``(784,)`` or ``(28, 28, 1)``.
+        batch_size: a fixed batch size (default None).
+        dtype: the input's dtype (default floatx).
+        batch_shape: the full shape, batch axis first (instead of ``shape``).
+        name: a name for the input.
+
+    Returns:
+        A :class:`KerasTensor`.
+
+    Example:
+        >>> Input(shape=(784,)).shape
+        (None, 784)
+    """
+    layer = InputLayer(
+        shape=shape, batch_size=batch_size, dtype=dtype, batch_shape=batch_shape,
+        name=name,
+    )  # fmt: skip
+    return layer.output

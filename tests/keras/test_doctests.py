@@ -1,0 +1,30 @@
+"""The examples in the docstrings of tapemagic.keras run and give what they show."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "tapemagic.keras.activations",
+    "tapemagic.keras.backend",
+    "tapemagic.keras.callbacks",
+    "tapemagic.keras.initializers",
+    "tapemagic.keras.layers.convolutional",
+    "tapemagic.keras.layers.core",
+    "tapemagic.keras.layers.layer",
+    "tapemagic.keras.losses",
+    "tapemagic.keras.metrics",
+    "tapemagic.keras.models",
+    "tapemagic.keras.utils",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0
+    assert result.failed == 0
