@@ -530,6 +530,9 @@ class Variable(_Operators):
             f"dtype={self.dtype.name}, numpy={text}>"
         )
 
+    def __format__(self, spec: str) -> str:
+        return self._snapshot.__format__(spec) if spec else repr(self)
+
     def __reduce__(self) -> tuple:
         return _rebuild_variable, (self.numpy(), self._trainable, self._name)
 

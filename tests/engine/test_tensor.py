@@ -256,3 +256,7 @@ def test_format_spec_formats_the_value():
     assert f"{constant(2.0 / 3.0):.3f}" == "0.667"
     assert f"{constant(7)}" == "tf.Tensor(7, shape=(), dtype=int32)"
     assert format(Variable(1.5).read_value(), "6.2f") == "  1.50"
+
+
+def test_variable_format_spec():
+    assert f"{Variable(2.5):.1f}" == "2.5"

@@ -66,6 +66,7 @@ __all__ = [
     "round",
     "rsqrt",
     "sigmoid",
+    "sigmoid_grad",
     "sign",
     "sin",
     "sinh",
@@ -76,6 +77,7 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "tanh_grad",
     "truediv",
     "where",
 ]
@@ -315,7 +317,22 @@ acos = defop("acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),))
 atan = defop("atan", np.arctan, lambda g, out, x: (g / (1 + x * x),))
 sinh = defop("sinh", np.sinh, lambda g, out, x: (g * cosh(x),))
 cosh = defop("cosh", np.cosh, lambda g, out, x: (g * sinh(x),))
-tanh = defop("tanh", np.tanh, lambda g, out, x: (g * (1 - out * out),))
+# TensorFlow's TanhGrad and SigmoidGrad: their gradients as one primitive each, so
+# a backward sweep runs one op where the composition would run three or four.
+# Their own VJPs are compositions (needed only for second derivatives).
+tanh_grad = defop(
+    "tanh_grad",
+    lambda out, g: g * (1 - out * out),
+    (
+        lambda gg, r, out, g: unbroadcast(
+            -2 * gg * g * out, out._value.shape, nb(gg, r)
+        ),
+        lambda gg, r, out, g: unbroadcast(
+            tanh_grad(out, gg), g._value.shape, nb(gg, r)
+        ),
+    ),
+)
+tanh = defop("tanh", np.tanh, lambda g, out, x: (tanh_grad(out, g),))
 # The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
 # 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
 # TensorFlow's, written with the output where that is cheaper.
@@ -331,7 +348,19 @@ def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-sigmoid = defop("sigmoid", _sigmoid_forward, lambda g, out, x: (g * out * (1 - out),))
+sigmoid_grad = defop(
+    "sigmoid_grad",
+    lambda out, g: g * out * (1 - out),
+    (
+        lambda gg, r, out, g: unbroadcast(
+            gg * g * (1 - 2 * out), out._value.shape, nb(gg, r)
+        ),
+        lambda gg, r, out, g: unbroadcast(
+            sigmoid_grad(out, gg), g._value.shape, nb(gg, r)
+        ),
+    ),
+)
+sigmoid = defop("sigmoid", _sigmoid_forward, lambda g, out, x: (sigmoid_grad(out, g),))
 
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
 round = defop("round", np.round)

@@ -27,6 +27,7 @@ from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
 from ._util import nb, unbroadcast
+from .creation import zeros
 from .linalg import clip_by_norm
 from .math import abs as _abs
 from .math import (
@@ -73,6 +74,7 @@ __all__ = [
     "moments",
     "relu",
     "relu6",
+    "relu_grad",
     "selu",
     "sigmoid_cross_entropy_with_logits",
     "silu",
@@ -101,10 +103,23 @@ def _float_tensor(value: Any, op_name: str) -> Tensor:
 # NOTE: relu'(0) = 0, as in TensorFlow. Its ReluGrad kernel multiplies g by the
 # mask (out > 0), so NaN or Inf in g stays NaN where masked, as here; a multiply is
 # also many times faster than np.where on a random mask.
+relu_grad = defop(
+    "relu_grad",
+    lambda out, g: g * (out > 0),
+    (
+        # piecewise constant in out: zeros, as TensorFlow's ReluGradGrad gives
+        lambda gg, r, out, g: zeros(
+            gg._value.shape[: nb(gg, r)] + out._value.shape, dtype=out.dtype
+        ),
+        lambda gg, r, out, g: unbroadcast(
+            relu_grad(out, gg), g._value.shape, nb(gg, r)
+        ),
+    ),
+)
 _relu = defop(
     "relu",
     lambda x: np.maximum(x, np.zeros((), x.dtype)),
-    lambda g, out, x: (g * cast(greater(out, 0), out.dtype),),
+    lambda g, out, x: (relu_grad(out, g),),
 )
 
 

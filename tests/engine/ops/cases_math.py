@@ -63,6 +63,8 @@ CASES = [
     Case("sinh", M.sinh, UNARY),
     Case("cosh", M.cosh, UNARY),
     Case("tanh", M.tanh, UNARY),
+    Case("tanh_grad", M.tanh_grad, BINARY),
+    Case("sigmoid_grad", M.sigmoid_grad, BINARY),
     Case("sigmoid", M.sigmoid, UNARY),
     Case("identity", M.identity, UNARY),
     Case("round", M.round, UNARY, differentiable=False),

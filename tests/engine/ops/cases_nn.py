@@ -18,7 +18,7 @@ from tapemagic.engine.op import apply
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import nn as N
 
-from .gradcheck import Case, shapes, unary_shapes
+from .gradcheck import Case, broadcast_shapes, shapes, unary_shapes
 
 
 def _away_from(*kinks: float, low: float = -3.0, high: float = 3.0):
@@ -292,6 +292,7 @@ def _pooled_shapes(draw) -> tuple:
 
 CASES = [
     Case("relu", N.relu, UNARY, domain=_away_from(0), smooth=False),
+    Case("relu_grad", N.relu_grad, broadcast_shapes(2), domain=_away_from(0)),
     Case(
         "relu6", N.relu6, UNARY, domain=_away_from(0, 6, low=-2, high=8), smooth=False
     ),
