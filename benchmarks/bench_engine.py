@@ -442,23 +442,28 @@ def run_workload(w: Workload, engines: dict, peers: dict) -> dict[str, float]:
 
 MEMORY_SCRIPT = textwrap.dedent(
     """
+    # 500 ops on (256, 256) float32 (tanh, * c, + c, sin, repeated), then one
+    # gradient. A hand-written backward keeps tanh's output and sin's input of
+    # each group: what the VJPs need, 250 arrays of 256 KiB.
     import resource, sys, numpy as np
     engine = sys.argv[1]
     x0 = np.random.default_rng(5).standard_normal((256, 256)).astype(np.float32)
+    c = np.float32(0.9)
     if engine == "NumPy":
         saved, x = [], x0
-        for _ in range(500):
-            t = np.tanh(x); saved.append(t); x = t
+        for _ in range(125):
+            t = np.tanh(x); s = t * c + c; saved.append((t, s)); x = np.sin(s)
         g = np.ones_like(x)
-        for t in reversed(saved):
-            g = g * (1 - t * t)
+        for t, s in reversed(saved):
+            g = g * np.cos(s) * c * (1 - t * t)
     else:
         import tapemagic.tf as tf
         v = tf.Variable(x0)
+        k = tf.constant(c)
         with tf.GradientTape() as tape:
             y = v
-            for _ in range(500):
-                y = tf.tanh(y)
+            for _ in range(125):
+                y = tf.sin(tf.tanh(y) * k + k)
         g = tape.gradient(y, v).numpy()
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     """
@@ -517,11 +522,11 @@ def main() -> None:
         goals[w.name] = (w.unit, w.goal)
         print(f"  measured {w.name}", file=sys.stderr)
     if not args.only or "memory" in args.only:
-        rows["peak memory, 500 ops on (256,256)"] = {
+        rows["peak memory, 500 ops on (256,256) + gradient"] = {
             name: subprocess_figure(MEMORY_SCRIPT, name)
             for name in ("NumPy", "tapemagic")
         }
-        goals["peak memory, 500 ops on (256,256)"] = ("MiB", "<= 70 MiB")
+        goals["peak memory, 500 ops on (256,256) + gradient"] = ("MiB", "<= 70 MiB")
     if not args.only or "cold" in args.only:
         rows["fresh process: import + first gradient"] = {
             "NumPy": subprocess_figure(COLD_NUMPY),

@@ -27,7 +27,7 @@ from .context import state
 from .errors import InvalidArgumentError
 from .tensor import Tensor, convert_inputs
 
-__all__ = ["OP_TABLE", "Op", "apply", "defop"]
+__all__ = ["OP_TABLE", "Op", "Stub", "apply", "defop"]
 
 
 class Op:
@@ -43,6 +43,7 @@ class Op:
         n_inputs: how many positional tensor inputs the op takes (None: any).
         multi_output: whether forward returns several arrays.
         batched: whether the VJP accepts cotangents with leading batch axes.
+        keep_inputs, keep_output: which values a recorded node keeps for the VJP.
     """
 
     __slots__ = (
@@ -54,6 +55,8 @@ class Op:
         "multi_output",
         "batched",
         "same_dtype",
+        "keep_inputs",
+        "keep_output",
         "doc",
     )
 
@@ -67,6 +70,8 @@ class Op:
         multi_output: bool = False,
         batched: bool = True,
         same_dtype: bool = True,
+        keep_inputs: tuple[bool, ...] | None = None,
+        keep_output: bool = True,
     ) -> None:
         self.name = name
         self.forward = forward
@@ -76,6 +81,10 @@ class Op:
         self.multi_output = multi_output
         self.batched = batched
         self.same_dtype = same_dtype
+        # What a recorded node keeps: None keeps every input; otherwise a flag per
+        # input. Values not kept become shape-only stubs (see `saves` in defop).
+        self.keep_inputs = keep_inputs
+        self.keep_output = keep_output
 
     @property
     def differentiable(self) -> bool:
@@ -110,6 +119,7 @@ def defop(
     multi_output: bool = False,
     batched: bool = True,
     same_dtype: bool = True,
+    saves: tuple[str, ...] | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -122,6 +132,11 @@ def defop(
         batched: the VJP handles leading batch axes on ``g``.
         same_dtype: convert all inputs to one dtype (TensorFlow's binary-op rule);
             if False each input is converted on its own.
+        saves: the names (as in the VJP's signature: ``"out"`` or an input's
+            name) whose values the VJP reads; a recorded node keeps only those
+            and holds the others as shape-and-dtype stubs, so a tape frees what
+            its gradient will not need (TensorFlow's
+            OpGradientDoesntRequireInputIndices). None keeps everything.
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -154,6 +169,7 @@ def defop(
                     f"Op {name!r}: the VJP takes {arity} positional arguments; it must "
                     f"take (g, out, *inputs), i.e. {n_inputs + 2}."
                 )
+    keep_inputs, keep_output = _keeps(name, vjp, n_inputs, saves, multi_output)
     op = Op(
         name,
         forward,
@@ -162,6 +178,8 @@ def defop(
         multi_output=multi_output,
         batched=batched,
         same_dtype=same_dtype,
+        keep_inputs=keep_inputs,
+        keep_output=keep_output,
     )
     OP_TABLE[name] = op
 
@@ -197,6 +215,53 @@ def defop(
     fn.__doc__ = forward.__doc__
     fn.op = op  # type: ignore[attr-defined]
     return fn
+
+
+def _keeps(name: str, vjp: Any, n_inputs: int | None, saves: Any,
+           multi_output: bool) -> tuple[tuple[bool, ...] | None, bool]:  # fmt: skip
+    """Turn ``saves`` names into per-input keep flags and an output flag."""
+    if saves is None or vjp is None or n_inputs is None or multi_output:
+        return None, True
+    fn = next(f for f in vjp if f is not None) if isinstance(vjp, tuple) else vjp
+    params = [
+        p.name
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    names = params[2 : 2 + n_inputs]
+    unknown = set(saves) - {"out", *names}
+    if unknown:
+        raise ValueError(
+            f"Op {name!r}: saves names {sorted(unknown)}, which are not 'out' or "
+            f"the VJP's input names {names}."
+        )
+    keep = tuple(n in saves for n in names)
+    return (None if all(keep) else keep), "out" in saves
+
+
+class Stub:
+    """A value a recorded node does not need: its id, shape and dtype only.
+
+    VJPs may read ``x._value.shape``, ``.dtype``, ``.ndim`` and ``.size`` of an
+    input they declared no need for; anything else fails loudly, so a wrong
+    ``saves`` declaration cannot give a silently wrong gradient.
+    """
+
+    __slots__ = ("_id", "_value")
+
+    def __init__(self, t: Tensor) -> None:
+        self._id = t._id
+        self._value = _Shape(t._value)
+
+
+class _Shape:
+    __slots__ = ("dtype", "ndim", "shape", "size")
+
+    def __init__(self, array: Any) -> None:
+        self.shape = array.shape
+        self.dtype = array.dtype
+        self.ndim = array.ndim
+        self.size = array.size
 
 
 def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:

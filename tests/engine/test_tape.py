@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import threading
 import warnings
+import weakref
 
 import numpy as np
 import pytest
 
 from tapemagic.engine import (
+    OP_TABLE,
     GradientTape,
     Tensor,
     UnconnectedGradients,
     Variable,
     convert_to_tensor,
+    defop,
 )
 from tapemagic.engine import tape as tape_module
 from tapemagic.engine.context import state
@@ -516,3 +519,21 @@ def test_gradient_with_respect_to_an_intermediate_tensor():
         y = x * x
         z = y * 3.0
     assert tape.gradient(z, y).numpy() == 3.0
+
+
+def test_nodes_keep_only_the_values_their_vjps_read():
+    x = Variable(np.linspace(-1.0, 1.0, 1000))
+    with GradientTape() as tape:
+        y = x + 1.0  # add keeps neither input nor output
+        kept = weakref.ref(y)
+        z = M.tanh(y)  # tanh keeps its output only
+        del y
+        assert kept() is None  # nothing on the tape holds y's array
+    expected = 1 - np.tanh(np.linspace(-1.0, 1.0, 1000) + 1.0) ** 2
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), expected)
+
+
+def test_saves_must_name_the_vjps_arguments():
+    with pytest.raises(ValueError, match="saves names"):
+        defop("_bad_saves", lambda x: x, lambda g, out, x: (g,), saves=("y",))
+    assert "_bad_saves" not in OP_TABLE

@@ -78,7 +78,9 @@ def _matmul_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
     return unbroadcast(gb, b._value.shape, nb(g, out))
 
 
-_matmul = defop("matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b))
+_matmul = defop(
+    "matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b), saves=("a", "b")
+)
 
 
 def matmul(

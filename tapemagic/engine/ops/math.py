@@ -97,6 +97,7 @@ add = defop(
         lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
         lambda g, out, x, y: unbroadcast(g, y._value.shape, nb(g, out)),
     ),
+    saves=(),
 )
 subtract = defop(
     "subtract",
@@ -105,6 +106,7 @@ subtract = defop(
         lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
         lambda g, out, x, y: unbroadcast(-g, y._value.shape, nb(g, out)),
     ),
+    saves=(),
 )
 
 multiply = defop(
@@ -114,6 +116,7 @@ multiply = defop(
         lambda g, out, x, y: unbroadcast(g * y, x._value.shape, nb(g, out)),
         lambda g, out, x, y: unbroadcast(g * x, y._value.shape, nb(g, out)),
     ),
+    saves=("x", "y"),
 )
 
 
@@ -275,12 +278,12 @@ def add_n(inputs: list, name: str | None = None) -> Tensor:
 
 # -- unary ----------------------------------------------------------------------
 
-negative = defop("negative", np.negative, lambda g, out, x: (-g,))
+negative = defop("negative", np.negative, lambda g, out, x: (-g,), saves=())
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
 abs = defop("abs", np.abs, lambda g, out, x: (g * sign(x),))
 # sign is piecewise constant; TensorFlow gives zeros (not None) through it.
 sign = defop("sign", np.sign, lambda g, out, x: (g * 0,))
-square = defop("square", np.square, lambda g, out, x: (g * (2 * x),))
+square = defop("square", np.square, lambda g, out, x: (g * (2 * x),), saves=("x",))
 
 
 def _zero_where_g_is_zero(g: Tensor, value: Tensor) -> Tensor:
@@ -305,12 +308,12 @@ reciprocal = defop(
     np.reciprocal,
     lambda g, out, x: (_zero_where_g_is_zero(g, -g * out * out),),
 )
-exp = defop("exp", np.exp, lambda g, out, x: (g * out,))
+exp = defop("exp", np.exp, lambda g, out, x: (g * out,), saves=("out",))
 expm1 = defop("expm1", np.expm1, lambda g, out, x: (g * (out + 1),))
-log = defop("log", np.log, lambda g, out, x: (g / x,))
+log = defop("log", np.log, lambda g, out, x: (g / x,), saves=("x",))
 log1p = defop("log1p", np.log1p, lambda g, out, x: (g / (1 + x),))
-sin = defop("sin", np.sin, lambda g, out, x: (g * cos(x),))
-cos = defop("cos", np.cos, lambda g, out, x: (-g * sin(x),))
+sin = defop("sin", np.sin, lambda g, out, x: (g * cos(x),), saves=("x",))
+cos = defop("cos", np.cos, lambda g, out, x: (-g * sin(x),), saves=("x",))
 tan = defop("tan", np.tan, lambda g, out, x: (g * (1 + out * out),))
 asin = defop("asin", np.arcsin, lambda g, out, x: (g * rsqrt(1 - x * x),))
 acos = defop("acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),))
@@ -332,7 +335,7 @@ tanh_grad = defop(
         ),
     ),
 )
-tanh = defop("tanh", np.tanh, lambda g, out, x: (tanh_grad(out, g),))
+tanh = defop("tanh", np.tanh, lambda g, out, x: (tanh_grad(out, g),), saves=("out",))
 # The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
 # 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
 # TensorFlow's, written with the output where that is cheaper.
@@ -360,14 +363,19 @@ sigmoid_grad = defop(
         ),
     ),
 )
-sigmoid = defop("sigmoid", _sigmoid_forward, lambda g, out, x: (sigmoid_grad(out, g),))
+sigmoid = defop(
+    "sigmoid",
+    _sigmoid_forward,
+    lambda g, out, x: (sigmoid_grad(out, g),),
+    saves=("out",),
+)
 
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
 round = defop("round", np.round)
 floor = defop("floor", np.floor)
 ceil = defop("ceil", np.ceil)
 stop_gradient = defop("stop_gradient", lambda x: x)
-identity = defop("identity", lambda x: x, lambda g, out, x: (g,))
+identity = defop("identity", lambda x: x, lambda g, out, x: (g,), saves=())
 
 # -- comparisons and logic (boolean results: never differentiable) ---------------
 

@@ -120,6 +120,7 @@ _relu = defop(
     "relu",
     lambda x: np.maximum(x, np.zeros((), x.dtype)),
     lambda g, out, x: (relu_grad(out, g),),
+    saves=("out",),
 )
 
 

@@ -124,6 +124,7 @@ _reduce_sum = defop(
     # dtype=x.dtype: NumPy would widen int32 sums to int64; TensorFlow does not.
     lambda x, *, axes, keepdims: np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype),
     _sum_vjp,
+    saves=(),
 )
 
 

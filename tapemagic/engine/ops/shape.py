@@ -69,6 +69,7 @@ _reshape = defop(
     lambda g, out, x, *, shape: (
         reshape(g, g._value.shape[: nb(g, out)] + x._value.shape),
     ),
+    saves=(),
 )
 
 
@@ -103,7 +104,7 @@ def _transpose_vjp(g, out, x, *, perm):
 
 
 _transpose = defop(
-    "transpose", lambda x, *, perm: np.transpose(x, perm), _transpose_vjp
+    "transpose", lambda x, *, perm: np.transpose(x, perm), _transpose_vjp, saves=()
 )
 
 
@@ -172,6 +173,7 @@ _broadcast_to = defop(
     "broadcast_to",
     lambda x, *, shape: np.broadcast_to(x, shape),
     lambda g, out, x, *, shape: (unbroadcast(g, x._value.shape, nb(g, out)),),
+    saves=(),
 )
 
 
@@ -356,7 +358,9 @@ def _getitem_vjp(g, out, x, *, key):
     )
 
 
-_strided_slice = defop("strided_slice", lambda x, *, key: x[key], _getitem_vjp)
+_strided_slice = defop(
+    "strided_slice", lambda x, *, key: x[key], _getitem_vjp, saves=()
+)
 
 
 def _getitem_raw(x: Tensor, key: tuple) -> Tensor:
