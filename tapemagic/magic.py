@@ -44,6 +44,7 @@ from IPython.display import display
 from .engine import nest
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
+from .graph.findings import Finding
 from .graph.from_tape import graph_from_tape
 from .graph.log import ExplainLog
 from .graph.model import Graph
@@ -52,8 +53,10 @@ from .viz.text import render_text
 __all__ = [
     "TapeMagics",
     "TapeView",
+    "find_problems",
     "load_ipython_extension",
     "run_tape_cell",
+    "show",
     "show_tape",
     "unload_ipython_extension",
 ]
@@ -87,18 +90,37 @@ class TapeView:
     @property
     def graph(self) -> Graph:
         """The graph model, built from the tape as it is now."""
-        return graph_from_tape(self.tape, name=self.name)
+        name = self.name if self.name is not None else _name_in_user_ns(self.tape)
+        return graph_from_tape(self.tape, name=name)
 
     def text(self) -> str:
         """The plain-text summary."""
         return render_text(self.graph)
 
+    def widget(self) -> Any:
+        """The ipywidgets view (a :class:`tapemagic.viz.widget.TapeWidget`)."""
+        from .viz.widget import TapeWidget
+
+        graph = self.graph
+        return TapeWidget(graph, find_problems(graph))
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         if self.show == "none":
             return {}
-        # NOTE: "graph" shows the text summary until the graphviz/widget views
-        # exist; both read the same model.
-        return {"text/plain": self.text()}
+        graph = self.graph
+        text = render_text(graph)
+        if self.show == "text" or not _rich_frontend():
+            return {"text/plain": text}
+        from .viz.widget import TapeWidget, static_html
+
+        findings = find_problems(graph)
+        widget = TapeWidget(graph, findings)
+        bundle = dict(widget._repr_mimebundle_() or {})
+        # Viewers without a kernel (nbconvert, GitHub) show the static HTML:
+        # the same SVG and tables; terminals and logs get the text.
+        bundle["text/html"] = static_html(graph, findings, widget.graph_part)
+        bundle["text/plain"] = text
+        return bundle
 
     def __repr__(self) -> str:
         return self.text()
@@ -211,6 +233,83 @@ class TapeMagics(Magics):
         """Show a tape again: ``%tape`` (the tape named ``tape``) or ``%tape name``."""
         args = parse_argstring(self.tape_line, line)
         return show_tape(self.shell, args.name, show=args.show)
+
+
+def find_problems(graph: Graph) -> tuple[Finding, ...]:
+    """The diagnosis's findings for ``graph``; none while it is not installed.
+
+    Example:
+        >>> from tapemagic.graph.model import Cell, TapeInfo
+        >>> tape = TapeInfo("t", False, True, "new", True)
+        >>> find_problems(Graph(tape, Cell(None, None)))
+        ()
+    """
+    try:
+        from .graph.diagnosis import diagnose
+    except ImportError:  # the diagnosis is not installed yet: draw no findings
+        return ()
+    return tuple(diagnose(graph))
+
+
+def show(tape: GradientTape, name: str | None = None) -> None:
+    """Display the view of ``tape``: the widget in a notebook, text elsewhere.
+
+    Args:
+        tape: a GradientTape (best made by ``%%tape`` or with ``explain=True``,
+            so that every op that ran is known, recorded or not).
+        name: how to call it in the view (default: its name in the notebook).
+
+    Raises:
+        TypeError: if ``tape`` is not a GradientTape.
+
+    Example:
+        >>> from tapemagic.engine import Variable
+        >>> w = Variable(2.0)
+        >>> with GradientTape(explain=True) as tape:
+        ...     y = w * w
+        >>> show(tape, "tape")  # doctest: +ELLIPSIS
+        GradientTape 'tape' (non-persistent, stopped)
+        Ops: 1 recorded on the tape, of 1 that ran.
+        ...
+    """
+    if not isinstance(tape, GradientTape):
+        raise TypeError(
+            f"tapemagic.show() draws a GradientTape, got {type(tape).__name__!r}. "
+            "Pass the tape itself, e.g. tapemagic.show(tape)."
+        )
+    view = TapeView(tape, name)
+    from IPython import get_ipython
+
+    if get_ipython() is None:
+        print(view.text())
+    else:
+        display(view)
+
+
+def _rich_frontend() -> bool:
+    """Whether the frontend shows HTML (a notebook), not only text (a terminal)."""
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        return True
+    return "text/html" in shell.display_formatter.active_types
+
+
+def _name_in_user_ns(tape: GradientTape) -> str | None:
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is None:
+        return None
+    return next(
+        (
+            key
+            for key, value in shell.user_ns.items()
+            if value is tape and not key.startswith("_")
+        ),
+        None,
+    )
 
 
 def show_tape(shell: Any, name: str = "tape", show: str = "graph") -> TapeView:

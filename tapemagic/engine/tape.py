@@ -28,10 +28,15 @@ from . import nest
 from .backprop import backward
 from .context import state
 from .dtypes import from_numpy
-from .op import Op
+from .op import Op, Stub
 from .tensor import Tensor, Variable, convert_to_tensor
 
-__all__ = ["GradientTape", "UnconnectedGradients", "set_explain_factory"]
+__all__ = [
+    "GradientTape",
+    "UnconnectedGradients",
+    "set_diagnosis",
+    "set_explain_factory",
+]
 
 # Largest number of cotangent elements one jacobian sweep may hold per tensor;
 # bigger jacobians are split into several sweeps of this many rows.
@@ -74,6 +79,27 @@ def set_explain_factory(factory: Callable[[], Any] | None) -> None:
     """
     global _explain_factory
     _explain_factory = factory
+
+
+# GradientTape.explain runs the why-None diagnosis of tapemagic.graph, which
+# registers it here when its explanation log is imported.
+_diagnosis: Callable[[Any, Any, Any], Any] | None = None
+
+
+def set_diagnosis(diagnosis: Callable[[Any, Any, Any], Any] | None) -> None:
+    """Register what ``GradientTape.explain`` runs (``tapemagic.graph`` does).
+
+    Args:
+        diagnosis: called as ``diagnosis(tape, target, sources)``, returns the
+            findings; None unregisters it.
+
+    Example:
+        >>> import tapemagic.graph.log  # registers the diagnosis here
+        >>> _diagnosis is not None
+        True
+    """
+    global _diagnosis
+    _diagnosis = diagnosis
 
 
 def _explain_observer(explain: Any, tape: GradientTape) -> Any:
@@ -246,7 +272,14 @@ class GradientTape:
                 break
         else:
             return  # integer and boolean results carry no gradient
-        self._nodes.append((op, inputs, outputs, params))
+        # Keep only what the VJP reads, so the tape frees the rest (see defop).
+        keep = op.keep_inputs
+        if keep is not None:
+            inputs = tuple([t if k else Stub(t) for t, k in zip(inputs, keep)])
+        if not op.keep_output:
+            self._nodes.append((op, inputs, (Stub(outputs[0]),), params))
+        else:
+            self._nodes.append((op, inputs, outputs, params))
         tracked = self._tracked
         for out in outputs:
             tracked.add(out._id)
@@ -466,6 +499,33 @@ class GradientTape:
         g = S.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
         return S.reshape(g, out_shape)
 
+    def explain(self, target: Any = None, sources: Any = None) -> Any:
+        """Why gradients of this tape are, or would be, None: cause, place, fix.
+
+        Reads the explanation log (``GradientTape(explain=True)``; the ``%%tape``
+        magic keeps one). Without ``target`` and ``sources`` it explains every
+        gradient asked of the tape so far; with them, it also predicts the
+        answer of a gradient not asked yet. It never changes a result.
+
+        Args:
+            target: a tensor (or nested structure), or None for every target.
+            sources: a tensor or variable (or nested structure), or None.
+
+        Returns:
+            The findings: a list-like object that prints one sentence per
+            problem (and an HTML list in a notebook).
+
+        Raises:
+            RuntimeError: if ``tapemagic.graph`` is not loaded.
+            ValueError: if the tape keeps no explanation log.
+        """
+        if _diagnosis is None:
+            raise RuntimeError(
+                "GradientTape.explain() needs tapemagic.graph, which is not loaded. "
+                "Run `import tapemagic.graph.log` first (the %%tape magic does)."
+            )
+        return _diagnosis(self, target, sources)
+
     # -- internals -------------------------------------------------------------
     def _check_usable(self, what: str) -> None:
         if self._nodes is not None:
@@ -515,6 +575,15 @@ class GradientTape:
             self._tracked = set()
             self._watched = {}
             self._used = True
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
+        # IPython asks when a tape ends a cell: show tapemagic's view of it. The
+        # viewer loads only then, so the engine itself needs nothing but NumPy.
+        try:
+            from ..magic import TapeView
+        except ImportError:  # no IPython: the plain repr below
+            return None
+        return TapeView(self)._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         count = 0 if self._nodes is None else len(self._nodes)

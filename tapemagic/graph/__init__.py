@@ -1,9 +1,11 @@
-"""The graph model of a tape, and how it is built.
+"""The graph model of a tape, how it is built, and why its gradients are None.
 
 :mod:`~tapemagic.graph.model` is plain data (no engine import), so renderers can
-use it alone; :mod:`~tapemagic.graph.log` (the explanation log) and
+use it alone, and so can :mod:`~tapemagic.graph.diagnosis` (the findings);
+:mod:`~tapemagic.graph.log` (the explanation log) and
 :mod:`~tapemagic.graph.from_tape` read the engine and load on first use.
-Importing :mod:`tapemagic.graph.log` makes ``GradientTape(explain=True)`` work.
+Importing :mod:`tapemagic.graph.log` makes ``GradientTape(explain=True)`` and
+``tape.explain()`` work.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from .diagnosis import assert_no_none_gradients, diagnose
+from .findings import CAUSES, Finding, Findings
 from .model import (
     SCHEMA_VERSION,
     Assign,
@@ -31,6 +35,7 @@ from .model import (
 )
 
 __all__ = [
+    "CAUSES",
     "SCHEMA_VERSION",
     "Assign",
     "Binding",
@@ -38,6 +43,8 @@ __all__ = [
     "Edge",
     "Escape",
     "ExplainLog",
+    "Finding",
+    "Findings",
     "GradientRequest",
     "GradientResult",
     "Graph",
@@ -48,11 +55,18 @@ __all__ = [
     "TapeInfo",
     "Value",
     "Watch",
+    "assert_no_none_gradients",
+    "diagnose",
+    "explain_tape",
     "graph_from_tape",
 ]
 
 # These read the engine: import them only when asked for.
-_LAZY = {"ExplainLog": "log", "graph_from_tape": "from_tape"}
+_LAZY = {
+    "ExplainLog": "log",
+    "explain_tape": "from_tape",
+    "graph_from_tape": "from_tape",
+}
 
 
 def __getattr__(name: str) -> Any:

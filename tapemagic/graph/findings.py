@@ -1,16 +1,19 @@
 """Findings: why a gradient came out ``None`` (or NaN), where, and what to do.
 
 The diagnosis (:mod:`tapemagic.graph.diagnosis`) reads a graph model and returns
-findings; the renderers show them. A finding is plain, immutable data.
+findings; the renderers show them. A finding is plain, immutable data;
+:class:`Findings` is a tuple of them that prints as sentences (and as an HTML
+list in a notebook).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import html
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["CAUSES", "Finding"]
+__all__ = ["CAUSES", "Finding", "Findings"]
 
 # Every cause the diagnosis can name, with a one-line meaning for the docs.
 CAUSES: dict[str, str] = {
@@ -93,3 +96,62 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.message} {self.fix}"
+
+
+class Findings(tuple):
+    """The findings of one diagnosis: a tuple of :class:`Finding` that prints well.
+
+    In a notebook it shows as an HTML list, in a terminal as one line per
+    finding (the cause, then the fix).
+
+    Example:
+        >>> f = Finding("c", "y", "not_watched", "c: None because c was never "
+        ...             "watched.", "Call tape.watch(c).")
+        >>> found = Findings([f])
+        >>> len(found), found[0].cause, found.errors == (f,)
+        (1, 'not_watched', True)
+        >>> print(found)
+        c: None because c was never watched. Call tape.watch(c).
+        >>> print(Findings())
+        No None gradient: every gradient asked for has a path to its target.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, findings: Any = ()) -> Findings:
+        return super().__new__(cls, findings)
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        """The None gradients (severity ``"error"``), without the NaN warnings."""
+        return tuple(f for f in self if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        """The gradients holding NaN or Inf (severity ``"warning"``)."""
+        return tuple(f for f in self if f.severity == "warning")
+
+    def __str__(self) -> str:
+        if not self:
+            return (
+                "No None gradient: every gradient asked for has a path to its target."
+            )
+        return "\n".join(str(f) for f in self)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+    def _repr_html_(self) -> str:
+        if not self:
+            return f"<p>{html.escape(str(self))}</p>"
+        items = []
+        for f in self:
+            colour = "#b00020" if f.severity == "error" else "#a05a00"
+            items.append(
+                f'<li><span style="color: {colour}">{html.escape(f.message)}</span>'
+                f"<br><b>Fix:</b> {html.escape(f.fix)}</li>"
+            )
+        return '<ul class="tapemagic-findings">' + "".join(items) + "</ul>"

@@ -9,13 +9,16 @@ recorded for backprop, which a non-persistent tape drops after its one answer.
 from __future__ import annotations
 
 import linecache
+import sys
 from typing import Any
 
 import numpy as np
 
-from ..engine import dtypes
+from ..engine import dtypes, nest
 from ..engine.tensor import Tensor, Variable
-from .log import ExplainLog
+from .diagnosis import diagnose
+from .findings import Findings
+from .log import _INTERNAL, ExplainLog, _preview
 from .model import (
     Assign,
     Binding,
@@ -24,8 +27,10 @@ from .model import (
     Escape,
     GradientRequest,
     GradientResult,
+    GradientValue,
     Graph,
     OpNode,
+    Preview,
     Read,
     Source,
     TapeEvent,
@@ -34,7 +39,7 @@ from .model import (
     Watch,
 )
 
-__all__ = ["graph_from_tape"]
+__all__ = ["explain_tape", "graph_from_tape"]
 
 
 def graph_from_tape(
@@ -134,19 +139,21 @@ class _Builder:
         log = self.log
         ops = self._ops()
         gradients = self._gradients()
+        sources = self._sources(gradients)
         return Graph(
             tape=_tape_info(self.tape, self.name, explained=True),
             cell=self._cell(),
             values=self._values(),
             ops=ops,
             edges=_edges(ops),
-            sources=self._sources(gradients),
+            sources=sources,
             targets=tuple(
                 dict.fromkeys(t for g in gradients for t in g.targets if t is not None)
             ),
             gradients=gradients,
             reads=tuple(
-                Read(seq, self.vid[e[1]], e[2], e[3]) for seq, e in self._events("read")
+                Read(seq, self.vid[e[1]], e[2], e[3], e[4])
+                for seq, e in self._events("read")
             ),
             escapes=tuple(
                 Escape(self.escape_ids[seq], seq, self.vid[e[1]], e[2], e[3], e[4])
@@ -164,10 +171,51 @@ class _Builder:
                 TapeEvent(seq, e[1], e[2]) for seq, e in self._events("tape")
             ),
             bindings=tuple(
-                Binding(name, self.vid.get(value), kind, previous, python_type)
+                Binding(
+                    name,
+                    self.vid.get(value),
+                    kind,
+                    previous,
+                    python_type,
+                    self.vid.get(log.previous.get(name)),
+                )
                 for name, value, kind, previous, python_type in log.bindings
             ),
+            gradient_values=self._gradient_values(),
+            previews=self._previews(sources),
         )
+
+    def _gradient_values(self) -> tuple[GradientValue, ...]:
+        log, vid = self.log, self.vid
+        found = []
+        for number, key, shape, norm, is_result in log.cotangents:
+            if key not in vid:
+                continue
+            op = None
+            if not is_result:
+                seq = log.values[key][3]
+                op = self.op_ids.get(seq) if seq is not None else None
+            found.append(
+                GradientValue(
+                    f"g{number + 1}", vid[key], op, tuple(int(d) for d in shape), norm
+                )
+            )
+        return tuple(found)
+
+    def _previews(self, sources: tuple[Source, ...]) -> tuple[Preview, ...]:
+        # A variable shows its value now; a tensor, its value when last seen.
+        by_id = {v: k for k, v in self.vid.items()}
+        previews = []
+        for source in sources:
+            key = by_id[source.value]
+            var = self.log.variables.get(key)
+            if var is not None:
+                text = _preview(var._value)
+            else:
+                text = self.log.previews.get(key)
+            if text is not None:
+                previews.append(Preview(source.value, text))
+        return tuple(previews)
 
     def _events(self, kind: str) -> list[tuple[int, tuple]]:
         return [(seq, e) for seq, e in enumerate(self.log.events) if e[0] == kind]
@@ -187,9 +235,18 @@ class _Builder:
         log = self.log
         events = log.events
         values = []
+        # Engine ids come from one counter: their order is the creation order.
+        created = {key: rank for rank, key in enumerate(sorted(log.values), 1)}
+        # Values converted from one Python or NumPy object point at the first.
+        first_of: dict[int, str] = {}
+        for key in log.values:
+            number = log.objects.get(key)
+            if number is not None:
+                first_of.setdefault(number, self.vid[key])
         for key, (origin, shape, dtype, seq) in log.values.items():
             event = events[seq] if seq is not None else None
-            line = op = python_type = escape = None
+            line = op = python_type = None
+            escape = self.escape_ids.get(log.copies.get(key))
             if event is not None:
                 if event[0] == "op":
                     line, op = event[6], self.op_ids[seq]
@@ -198,6 +255,7 @@ class _Builder:
                     escape = self.escape_ids.get(event[4])
                 elif event[0] == "read":
                     line = event[2]
+            same_as = first_of.get(log.objects.get(key))
             var = log.variables.get(key) if origin == "variable" else None
             values.append(
                 Value(
@@ -213,6 +271,11 @@ class _Builder:
                     trainable=None if var is None else var.trainable,
                     python_type=python_type,
                     escape=escape,
+                    finite=log.finite.get(key),
+                    same_as=None if same_as == self.vid[key] else same_as,
+                    after_tape=key in log.after,
+                    rebound_from=log.rebound_from.get(key),
+                    created=created[key],
                 )
             )
         return tuple(values)
@@ -237,6 +300,8 @@ class _Builder:
                     during=None if request is None or request >= len(requests)
                     else f"g{request + 1}",
                     params=_params(e[9]),
+                    other_tapes=e[10],
+                    no_gradient_inputs=e[11],
                 )
             )  # fmt: skip
         return tuple(ops)
@@ -290,6 +355,7 @@ class _Builder:
         seqs = {e[1]: seq for seq, e in self._events("gradient")}
         for number, r in enumerate(self.log.requests):
             sources = tuple(vid.get(s) for s in r["sources"])
+            flags = r.get("flags", ())
             results = tuple(
                 GradientResult(
                     source=source,
@@ -297,8 +363,13 @@ class _Builder:
                     shape=None if shape is None else tuple(int(d) for d in shape),
                     dtype=None if dtype is None else _dtype_name(dtype),
                     preview=preview,
+                    nan=nan,
+                    inf=inf,
+                    zero=zero,
                 )
-                for source, (none, shape, dtype, preview) in zip(sources, r["results"])
+                for source, (none, shape, dtype, preview), (nan, inf, zero) in zip(
+                    sources, r["results"], flags
+                )
             )
             gradients.append(
                 GradientRequest(
@@ -392,3 +463,68 @@ def _graph_from_nodes(tape: Any, name: str | None) -> Graph:
         edges=_edges(ops_t),
         sources=tuple(sources),
     )
+
+
+def explain_tape(tape: Any, target: Any = None, sources: Any = None) -> Findings:
+    """What ``tape.explain(target, sources)`` returns: the tape's findings.
+
+    Args:
+        tape: a ``GradientTape`` with an explanation log.
+        target, sources: tensors or variables (nested structures allowed), user
+            names, or None (see :func:`tapemagic.graph.diagnosis.diagnose`).
+
+    Returns:
+        The findings, as a :class:`~tapemagic.graph.findings.Findings`.
+
+    Raises:
+        ValueError: if the tape keeps no explanation log.
+
+    Example:
+        >>> from tapemagic.engine import GradientTape, Variable
+        >>> w = Variable(3.0, name="w")
+        >>> with GradientTape(explain=True) as tape:
+        ...     y = w * w
+        >>> list(explain_tape(tape, y, w))
+        []
+    """
+    log = getattr(tape, "_explain", None)
+    if not isinstance(log, ExplainLog):
+        raise ValueError(
+            "This GradientTape keeps no explanation log, so it cannot say why a "
+            "gradient is None. Make it with tf.GradientTape(explain=True), or run "
+            "the cell with %%tape."
+        )
+    target_ids = _value_ids(log, target)
+    source_ids = _value_ids(log, sources)
+    namespace = _caller_namespace()
+    name = next((key for key, value in namespace.items() if value is tape), None)
+    graph = graph_from_tape(tape, name=name, namespace=namespace)
+    return Findings(diagnose(graph, target_ids, source_ids))
+
+
+def _caller_namespace() -> dict:
+    """The names of the user code that called (the innermost non-tapemagic frame)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != "tapemagic" and not name.startswith(_INTERNAL):
+            return {**frame.f_globals, **frame.f_locals}
+        frame = frame.f_back
+    return {}
+
+
+def _value_ids(log: ExplainLog, structure: Any) -> list | None:
+    """Graph ids for the tensors in ``structure`` (names pass through)."""
+    if structure is None:
+        return None
+    items = [structure] if isinstance(structure, str) else nest.flatten(structure)
+    for item in items:
+        if isinstance(item, (Tensor, Variable)):
+            log._see(item)
+    # The builder numbers values in the order the log first saw them.
+    number = {key: f"t{i}" for i, key in enumerate(log.values, 1)}
+    return [
+        number[item._id] if isinstance(item, (Tensor, Variable)) else item
+        for item in items
+        if item is not None
+    ]

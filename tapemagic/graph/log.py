@@ -17,9 +17,9 @@ turns it into the plain graph model. Entries (``seq`` is the index in
 :attr:`ExplainLog.events`)::
 
     ("op", name, differentiable, input_ids, output_ids, recorded, line, state,
-     request, params)
+     request, params, other_tapes, no_gradient_inputs)
     ("convert", tensor_id, origin, python_type, escape_seq, line, state)
-    ("read", variable_id, line, state)
+    ("read", variable_id, line, state, other_tapes)
     ("escape", value_id, how, line, state)
     ("assign", variable_id, value_id_or_None, python_type, line, state)
     ("watch", tape_number, value_id, is_variable, line, state)
@@ -35,14 +35,16 @@ computation ran the op, or None.
 from __future__ import annotations
 
 import sys
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ..engine import nest
-from ..engine.context import new_id
-from ..engine.tape import set_explain_factory
+from ..engine.backprop import sweep_observers
+from ..engine.context import new_id, state
+from ..engine.tape import set_diagnosis, set_explain_factory
 from ..engine.tensor import Tensor, Variable
 
 __all__ = ["ExplainLog", "user_location"]
@@ -52,6 +54,24 @@ _INTERNAL = ("tapemagic.", "IPython.", "ipykernel.")
 
 # How many escaped objects the log keeps to recognise them when they come back.
 _ESCAPES_KEPT = 256
+
+# Ops whose values (or derivatives) can be infinite or NaN at finite inputs: the
+# log notes whether what they gave was finite, so a NaN gradient can be traced.
+_SINGULAR = frozenset(
+    {
+        "acos", "acosh", "asin", "atan2", "atanh", "cholesky", "cosh", "det",
+        "exp", "expm1", "inv", "log", "log1p", "pow", "reciprocal", "rsqrt",
+        "sinh", "slogdet", "solve", "sqrt", "tan", "truediv",
+    }
+)  # fmt: skip
+
+# Op -> the positions of its inputs without a gradient (per-input VJPs only).
+_NO_GRADIENT: dict[Any, tuple[int, ...]] = {}
+
+# User names that held a Variable at the end of a %%tape cell (name -> a weak
+# reference to it): a later cell finding a plain tensor under that name knows
+# the name was rebound in between (``w = w - lr * g`` in a plain cell).
+_NAMED_VARIABLES: dict[str, weakref.ref] = {}
 
 
 def user_location() -> tuple[str, int] | tuple[None, None]:
@@ -94,11 +114,30 @@ class ExplainLog:
             ``seq`` points at the event that made it, when the log saw that.
         variables: variable id -> the Variable, for variables the log has seen.
         first_id: tensors with a smaller id existed before the tape started.
+        finite: tensor id -> whether every element is finite, for the outputs
+            of ops with a singular point (log, sqrt, division, exp...).
+        copies: tensor id -> the seq of the escape whose result it was made
+            from, for ``tf.constant`` copies the log linked to their escape.
+        objects: tensor id -> a number per Python or NumPy object (floats,
+            lists, arrays; not ints, which Python shares), for tensors
+            converted from one; equal numbers mean the very same object.
+        after: ids of tensors made after the tape stopped recording, outside
+            the log's sight.
+        previous: user name -> the id of the tensor or variable it held before
+            the code rebound it (see :meth:`note_namespace`).
+        rebound_from: tensor id -> the variable's name (``"w:0"``), for a plain
+            tensor bound to a user name that held that Variable at the end of
+            an earlier ``%%tape`` cell.
         bindings, names: filled in by the magic from the user namespace (see
             :meth:`note_namespace`).
         label_for: turns another cell's file name into a label (``"In[7]"``)
             for gradient requests made elsewhere; set by the magic.
         via: set by the magic while it makes its own gradient request.
+        cotangents: ``(request number, tensor id, shape, norm, is_result)`` for
+            the cotangent reaching each node of a request's backward sweep, in
+            sweep order, then one per source for the gradient it got.
+        previews: tensor id -> a short text of its value, for watched tensors
+            and the sources of gradient requests (taken then).
 
     Example:
         >>> from tapemagic.engine import GradientTape, Variable
@@ -127,6 +166,12 @@ class ExplainLog:
         self.requests: list[dict] = []
         self.values: dict[int, tuple] = {}
         self.variables: dict[int, Variable] = {}
+        self.finite: dict[int, bool] = {}
+        self.copies: dict[int, int] = {}
+        self.objects: dict[int, int] = {}
+        self.after: set[int] = set()
+        self.previous: dict[str, int] = {}
+        self.rebound_from: dict[int, str] = {}
         self.bindings: tuple = ()
         self.names: dict[int, tuple[str, ...]] = {}
         self.label_for: Callable[[str], str | None] | None = None
@@ -137,6 +182,18 @@ class ExplainLog:
         self._tapes: dict[int, int] = {}
         self._escaped: dict[int, tuple[Any, int]] = {}
         self._converted: dict[int, tuple[str, int]] = {}
+        # What tf.constant / convert_to_tensor made, as (array, tensor id,
+        # convert seq), by id of the array and by tensor id: tf.constant returns
+        # a new tensor holding that array, or a copy of it made right after.
+        self._made_arrays: dict[int, tuple[Any, int, int]] = {}
+        self._made_tensors: dict[int, tuple[Any, int, int]] = {}
+        # Python and NumPy objects converted (id -> the object, its number).
+        self._sources: dict[int, tuple[Any, int]] = {}
+        # Id ranges when the tape was not recording after it first started:
+        # [first id, last id or None, paused].
+        self._gaps: list[list] = []
+        self.cotangents: list[tuple] = []
+        self.previews: dict[int, str] = {}
 
     # -- wiring --------------------------------------------------------------
     def bind(self, tape: Any) -> None:
@@ -194,10 +251,43 @@ class ExplainLog:
             return
         elif self.first_id is None or t._id < self.first_id:
             origin = "outside"
+        elif self._request is None and self._made_after_stop(t._id):
+            origin = "unknown"
+            self.after.add(t._id)
         else:
             origin = "constant"
+            self._link_constant(t)
         value = t._value
         self.values[t._id] = (origin, value.shape, value.dtype, None)
+
+    def _made_after_stop(self, key: int) -> bool:
+        # Made in a gap after the tape stopped (not in a stop_recording pause).
+        for start, end, paused in self._gaps:
+            if start < key and (end is None or key < end):
+                return not paused
+        return False
+
+    def _link_constant(self, t: Any) -> None:
+        # tf.constant converts its value into a tensor the log hears about,
+        # then returns a new tensor holding the same array (or a copy of it,
+        # made right after): link the returned tensor to that conversion.
+        value = t._value
+        made = self._made_arrays.get(id(value))
+        if made is None or made[0] is not value:
+            made = self._made_tensors.get(t._id - 1)
+            if made is None or not (
+                made[0].shape == value.shape
+                and made[0].dtype == value.dtype
+                and np.array_equal(made[0], value, equal_nan=value.dtype.kind in "fc")
+            ):
+                return
+        _, tensor_id, seq = made
+        escape = self.events[seq][4]
+        if escape is not None:
+            self.copies[t._id] = escape
+        number = self.objects.get(tensor_id)
+        if number is not None:
+            self.objects[t._id] = number
 
     # -- engine hooks --------------------------------------------------------
     def on_op(self, op: Any, inputs: tuple, outputs: tuple, params: dict) -> None:
@@ -207,7 +297,22 @@ class ExplainLog:
             if t._id not in values:
                 self._first_seen(t)
         tape = self.tape
-        recorded = tape is not None and outputs[0]._id in tape._tracked
+        first = outputs[0]._id
+        recorded = tape is not None and first in tape._tracked
+        others = ()
+        if len(state.tapes) > (tape is not None and tape._recording):
+            others = tuple(
+                [
+                    self.tape_number(t)
+                    for t in state.tapes
+                    if t is not tape and first in t._tracked
+                ]
+            )
+        blocked = _NO_GRADIENT.get(op) if op.per_input else ()
+        if blocked is None:
+            blocked = _NO_GRADIENT[op] = tuple(
+                [i for i, fn in enumerate(op.vjp) if fn is None]
+            )
         seq = len(self.events)
         self.events.append(
             (
@@ -221,23 +326,44 @@ class ExplainLog:
                 self.state,
                 self._request,
                 params,
+                others,
+                blocked,
             )
         )
+        singular = op.name in _SINGULAR
         for o in outputs:
             value = o._value
             values[o._id] = ("op", value.shape, value.dtype, seq)
+            if singular and value.dtype.kind in "fc":
+                self.finite[o._id] = bool(np.isfinite(value).all())
 
     def on_convert(self, value: Any, tensor: Tensor, how: str) -> None:
         """A Python or NumPy value became ``tensor`` (``how``: input or constant)."""
         seq = len(self.events)
         kept = self._escaped.get(id(value))
         escape = kept[1] if kept is not None and kept[0] is value else None
+        if escape is None and how == "constant" and self.events:
+            # tf.constant(tensor) announces its copy just before converting it.
+            last = self.events[-1]
+            if last[0] == "escape" and last[2] == "constant":
+                escape = seq - 1
         if how == "constant":
             origin = "constant"
+            made = (tensor._value, tensor._id, seq)
+            _remember(self._made_arrays, id(tensor._value), made)
+            _remember(self._made_tensors, tensor._id, made)
         elif isinstance(value, (np.ndarray, np.generic)):
             origin = "numpy"
         else:
             origin = "python"
+        if not isinstance(value, (bool, int, Tensor, Variable)):
+            # The same float, list or array converted again is one object;
+            # Python ints are shared (small ones are cached), so never linked.
+            kept = self._sources.get(id(value))
+            if kept is None or kept[0] is not value:
+                kept = (value, len(self._sources) + 1)
+                _remember(self._sources, id(value), kept)
+            self.objects[tensor._id] = kept[1]
         self.events.append(
             (
                 "convert",
@@ -257,7 +383,15 @@ class ExplainLog:
         """A variable was read (by an op, ``read_value``, ``convert_to_tensor``...)."""
         seq = len(self.events)
         self.variables.setdefault(var._id, var)
-        self.events.append(("read", var._id, self._line(), self.state))
+        key, tape = var._id, self.tape
+        others = tuple(
+            [
+                self.tape_number(t)
+                for t in state.tapes
+                if t is not tape and key in t._tracked
+            ]
+        )
+        self.events.append(("read", key, self._line(), self.state, others))
         entry = self.values.get(var._id)
         if entry is None or entry[0] != "variable":
             value = var._snapshot._value
@@ -275,10 +409,7 @@ class ExplainLog:
         # Python ints are shared objects (small ones are cached), so only arrays,
         # NumPy scalars and floats can be recognised when they come back.
         if result is not None and not isinstance(result, int):
-            escaped = self._escaped
-            if len(escaped) >= _ESCAPES_KEPT:
-                del escaped[next(iter(escaped))]
-            escaped[id(result)] = (result, seq)
+            _remember(self._escaped, id(result), (result, seq))
 
     def on_assign(self, var: Variable, value: Any) -> None:
         """``var.assign(value)`` (also ``assign_add``/``assign_sub``) ran."""
@@ -298,6 +429,7 @@ class ExplainLog:
     def on_watch(self, tape: Any, item: Any) -> None:
         """``tape.watch`` was called on ``item`` (one tensor or variable)."""
         self._see(item)
+        self.previews[item._id] = _preview(item._value)
         self.events.append(
             (
                 "watch",
@@ -316,11 +448,17 @@ class ExplainLog:
                 # Ids come from one counter: everything made from here on has a
                 # larger id, everything older a smaller one.
                 self.first_id = new_id()
+            elif self._gaps and self._gaps[-1][1] is None:
+                self._gaps[-1][1] = new_id()
             self.state = "recording"
         elif event == "stop":
             self.state = "stopped"
+            if self.first_id is not None:
+                self._gaps.append([new_id(), None, False])
         elif event == "pause":
             self.state = "paused"
+            if self._gaps and self._gaps[-1][1] is None:
+                self._gaps[-1][2] = True
         self.events.append(("tape", event, self._line()))
 
     def on_gradient_begin(self, tape: Any, kind: str, call: dict) -> None:
@@ -357,6 +495,8 @@ class ExplainLog:
         self.events.append(("gradient", number))
         self._pending.append(number)
         self._request = number
+        if not any(o is self for o in sweep_observers.observers):
+            sweep_observers.observers.append(self)
 
     def on_gradient_end(
         self, tape: Any, kind: str, call: dict, result: Any, error: Any
@@ -364,6 +504,11 @@ class ExplainLog:
         """A gradient request finished with ``result`` or raised ``error``."""
         number = self._pending.pop()
         self._request = self._pending[-1] if self._pending else None
+        if not self._pending:
+            observers = sweep_observers.observers
+            for i in range(len(observers) - 1, -1, -1):
+                if observers[i] is self:
+                    del observers[i]
         request = self.requests[number]
         target = call.get("target")
         sources = call.get("sources", call.get("source"))
@@ -374,6 +519,28 @@ class ExplainLog:
             return
         flat = [result] if kind == "batch_jacobian" else nest.flatten(result)
         request["results"] = tuple(_summary(g) for g in flat)
+        request["flags"] = tuple(_flags(g) for g in flat)
+        items = nest.flatten(sources)
+        for item, g in zip(items, flat):
+            if isinstance(item, (Tensor, Variable)):
+                self.previews[item._id] = _preview(item._value)
+                if g is not None:
+                    array = g._value if isinstance(g, Tensor) else np.asarray(g)
+                    self.cotangents.append(
+                        (number, item._id, array.shape, _norm(array), True)
+                    )
+
+    def on_cotangent(self, outputs: tuple, g: Any) -> None:
+        """The backward sweep reached the op that made ``outputs`` with ``g``."""
+        if not self._pending:
+            return
+        number = self._pending[-1]
+        for out, gi in zip(outputs, g if isinstance(g, tuple) else (g,)):
+            if out._id in self.values:
+                array = gi._value
+                self.cotangents.append(
+                    (number, out._id, array.shape, _norm(array), False)
+                )
 
     def _ids(self, structure: Any) -> tuple:
         ids = []
@@ -400,7 +567,21 @@ class ExplainLog:
             old = before.get(name, _MISSING)
             new = after.get(name, _MISSING)
             is_tensor = isinstance(new, (Tensor, Variable))
+            if type(old) is Tensor and old._id in self.values:
+                held = _NAMED_VARIABLES.get(name)
+                var = held() if held is not None else None
+                # Made after the variable, with its shape and dtype: most likely
+                # computed from it (w = w - lr * g).
+                if (
+                    var is not None
+                    and old._id > var._id
+                    and old._value.shape == var._value.shape
+                    and old._value.dtype == var._value.dtype
+                ):
+                    self.rebound_from[old._id] = var.name
             if old is not new:
+                if isinstance(old, (Tensor, Variable)) and old._id in self.values:
+                    self.previous[name] = old._id
                 if is_tensor:
                     self._see(new)
                 bindings.append(
@@ -416,6 +597,11 @@ class ExplainLog:
                 names.setdefault(new._id, []).append(name)
         self.bindings = tuple(bindings)
         self.names = {key: tuple(value) for key, value in names.items()}
+        # Remember which names hold a Variable now; a name rebound to a plain
+        # tensor keeps its entry, so the next cell can still tell.
+        for name, new in after.items():
+            if isinstance(new, Variable):
+                _NAMED_VARIABLES[name] = weakref.ref(new)
 
 
 _MISSING = object()
@@ -439,15 +625,50 @@ def _mode_name(mode: Any) -> str:
     return str(getattr(mode, "value", mode) or "none").lower()
 
 
+def _remember(kept: dict, key: int, entry: tuple) -> None:
+    """Keep ``entry`` under ``key``, forgetting the oldest beyond a bound."""
+    if len(kept) >= _ESCAPES_KEPT and key not in kept:
+        del kept[next(iter(kept))]
+    kept[key] = entry
+
+
+def _flags(g: Any) -> tuple[bool, bool, bool]:
+    """``(has NaN, has Inf, all zeros)`` of one gradient result."""
+    if g is None:
+        return (False, False, False)
+    array = np.asarray(g._value if isinstance(g, (Tensor, Variable)) else g)
+    if array.dtype.kind not in "fc":
+        return (False, False, not array.any())
+    return (bool(np.isnan(array).any()), bool(np.isinf(array).any()), not array.any())
+
+
+def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
+    # GradientTape.explain: loads the model builder and the diagnosis on use.
+    from .from_tape import explain_tape
+
+    return explain_tape(tape, target, sources)
+
+
 def _summary(g: Any) -> tuple:
     """``(is_none, shape, numpy dtype, preview text)`` of one gradient result."""
     if g is None:
         return (True, None, None, None)
     array = g._value if isinstance(g, (Tensor, Variable)) else np.asarray(g)
-    preview = np.array2string(
+    return (False, array.shape, array.dtype, _preview(array))
+
+
+def _preview(array: Any) -> str:
+    """A value on one short line: ``[[1., 2.], [3., 4.]]``, elided past 8 items."""
+    text = np.array2string(
         np.asarray(array), precision=4, threshold=8, edgeitems=3, separator=", "
     )
-    return (False, array.shape, array.dtype, " ".join(preview.split()))
+    return " ".join(text.split())
+
+
+def _norm(array: np.ndarray) -> float:
+    """The Frobenius norm (NaN or inf when the array holds NaN or inf)."""
+    return float(np.linalg.norm(np.ravel(array)))
 
 
 set_explain_factory(ExplainLog)
+set_diagnosis(_explain_tape)

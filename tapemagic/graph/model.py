@@ -28,6 +28,10 @@ ran in; ``None`` when unknown. ``seq`` orders every event of one log.
   source, in the order of the flattened sources.
 - ``reads``, ``escapes``, ``assigns``, ``watches``, ``tape_events``: the log.
 - ``bindings``: :class:`Binding`, the user's names the code (re)bound.
+- ``gradient_values``: :class:`GradientValue`, the shape and norm of the
+  cotangent reaching each op's output during each request's backward sweep (in
+  sweep order), and of each source's gradient.
+- ``previews``: :class:`Preview`, a short text of each source's value.
 """
 
 from __future__ import annotations
@@ -50,8 +54,10 @@ __all__ = [
     "Escape",
     "GradientRequest",
     "GradientResult",
+    "GradientValue",
     "Graph",
     "OpNode",
+    "Preview",
     "Read",
     "Source",
     "TapeEvent",
@@ -87,7 +93,22 @@ class Value:
         python_type: for conversions, the type of the Python or NumPy value
             (``"float"``, ``"list"``, ``"ndarray"``, ``"float64"``).
         escape: the id of the escape (``.numpy()``, ``float()``...) whose result
-            came back into the engine as this value.
+            came back into the engine as this value (also a ``tf.constant``
+            copy of a tensor or variable: the escape ``how="constant"``).
+        finite: whether all its elements are finite, for the outputs of ops
+            with a singular point (log, sqrt, division, exp...); None when not
+            checked.
+        same_as: another value converted from the very same Python or NumPy
+            object (the first one the log saw), e.g. a float ``x`` used both in
+            ``tf.constant(x)`` and in ``x * w``.
+        after_tape: made after the tape stopped recording, where the log could
+            not see how (origin ``unknown``).
+        rebound_from: for a plain tensor bound to a user name that held a
+            Variable at the end of an earlier ``%%tape`` cell, that variable's
+            name (``"w:0"``): the name was rebound in between.
+        created: the order in which this graph's values were created (1 for
+            the oldest), before the tape or during it; a value can only have
+            been computed from values created before it.
     """
 
     id: str
@@ -102,6 +123,11 @@ class Value:
     trainable: bool | None = None
     python_type: str | None = None
     escape: str | None = None
+    finite: bool | None = None
+    same_as: str | None = None
+    after_tape: bool = False
+    rebound_from: str | None = None
+    created: int | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +147,9 @@ class OpNode:
         tape_state: the tape's state then, one of :data:`TAPE_STATES`.
         during: the id of the gradient request whose computation ran it.
         params: static parameters as ``(name, text)`` pairs.
+        other_tapes: the numbers (1, 2, ...) of other tapes that recorded it.
+        no_gradient_inputs: positions of inputs the op has no gradient for
+            (the condition of ``where``, the indices of ``gather``).
     """
 
     id: str
@@ -134,6 +163,8 @@ class OpNode:
     tape_state: str
     during: str | None = None
     params: tuple[tuple[str, str], ...] = ()
+    other_tapes: tuple[int, ...] = ()
+    no_gradient_inputs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -168,12 +199,13 @@ class Source:
 
 @dataclass(frozen=True)
 class Read:
-    """A read of a variable."""
+    """A read of a variable; ``other_tapes``: other tapes watching it then."""
 
     seq: int
     value: str
     line: int | None
     tape_state: str
+    other_tapes: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -226,13 +258,20 @@ class TapeEvent:
 
 @dataclass(frozen=True)
 class GradientResult:
-    """The answer for one source: None, or a tensor's shape, dtype and preview."""
+    """The answer for one source: None, or a tensor's shape, dtype and preview.
+
+    ``nan``, ``inf`` and ``zero`` say whether the tensor holds a NaN, an
+    infinity, or only zeros.
+    """
 
     source: str | None
     none: bool
     shape: tuple[int, ...] | None = None
     dtype: str | None = None
     preview: str | None = None
+    nan: bool = False
+    inf: bool = False
+    zero: bool = False
 
 
 @dataclass(frozen=True)
@@ -272,13 +311,41 @@ class GradientRequest:
 
 
 @dataclass(frozen=True)
+class GradientValue:
+    """The cotangent that reached a value while a request swept backwards.
+
+    Attributes:
+        request: the gradient request's id (``"g1"``).
+        value: the value id: an op's output, or a source (its final gradient).
+        op: the op whose output it reached; None for a source's gradient.
+        shape: the cotangent's shape (leading batch axes for a jacobian).
+        norm: its Frobenius norm; NaN or inf when it holds NaN or inf.
+    """
+
+    request: str
+    value: str
+    op: str | None
+    shape: tuple[int, ...]
+    norm: float
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A short text of a value (``"[[0.5], [-1.]]"``), elided past 8 items."""
+
+    value: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Binding:
     """A user name the code bound, rebound or deleted.
 
     ``kind`` and ``previous_kind`` are ``variable``, ``tensor``, ``numpy``,
     ``python``, ``other``, or None (unbound). A name whose ``previous_kind`` is
     ``variable`` and ``kind`` is ``tensor`` was rebound from a Variable to a
-    plain tensor (``w = w - lr * g``).
+    plain tensor (``w = w - lr * g``). ``previous`` is the id of the value the
+    name held before, when the log saw it.
     """
 
     name: str
@@ -286,6 +353,7 @@ class Binding:
     kind: str | None
     previous_kind: str | None
     python_type: str | None = None
+    previous: str | None = None
 
 
 @dataclass(frozen=True)
@@ -356,6 +424,8 @@ class Graph:
     watches: tuple[Watch, ...] = ()
     tape_events: tuple[TapeEvent, ...] = ()
     bindings: tuple[Binding, ...] = ()
+    gradient_values: tuple[GradientValue, ...] = ()
+    previews: tuple[Preview, ...] = ()
     version: int = SCHEMA_VERSION
 
     # -- lookups -------------------------------------------------------------

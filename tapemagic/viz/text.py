@@ -2,11 +2,15 @@
 
 It states the facts a ``%%tape`` cell shows: how many ops ran and how many the
 tape recorded, which sources it watched and how, which gradients were asked for,
-and which came back ``None``.
+which came back ``None``, and why (the diagnosis's findings, each with its fix).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..graph.diagnosis import diagnose
+from ..graph.findings import Finding
 from ..graph.model import GradientRequest, Graph, Source, Value
 
 __all__ = ["render_text"]
@@ -78,11 +82,13 @@ def _request_lines(graph: Graph, request: GradientRequest) -> list[str]:
     return lines
 
 
-def render_text(graph: Graph) -> str:
+def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
     """Summarise a graph model in a few plain lines.
 
     Args:
         graph: the model of one tape.
+        findings: why gradients are None (or NaN); by default the diagnosis of
+            ``graph``. Pass ``()`` to leave them out.
 
     Returns:
         The summary, lines joined by newlines (no trailing newline).
@@ -159,4 +165,11 @@ def render_text(graph: Graph) -> str:
                 for request, result in nones
             )
             lines.append(f"None gradients: {listed}.")
+    if findings is None:
+        findings = diagnose(graph)
+    if findings:
+        lines.append("Why, and what to do:")
+        for finding in findings:
+            lines.append(f"  {finding.message}")
+            lines.append(f"    -> {finding.fix}")
     return "\n".join(lines)

@@ -73,10 +73,12 @@ def test_small_cell_field_by_field(ip):
     assert linecache.getline(filename, 2) == "ys = xs * xs + 2.0\n"
     assert graph.values == (
         Value("t1", "variable", (), "float32", True, line=2, names=("xs",),
-              variable="xs:0", trainable=True),
-        Value("t2", "op", (), "float32", True, line=2, op="op1"),
-        Value("t3", "python", (), "float32", True, line=2, python_type="float"),
-        Value("t4", "op", (), "float32", True, line=2, op="op2", names=("ys",)),
+              variable="xs:0", trainable=True, created=1),
+        Value("t2", "op", (), "float32", True, line=2, op="op1", created=2),
+        Value("t3", "python", (), "float32", True, line=2, python_type="float",
+              created=3),
+        Value("t4", "op", (), "float32", True, line=2, op="op2", names=("ys",),
+              created=4),
     )  # fmt: skip
     # seq: 0 start, 1-2 the two reads of xs, 3 multiply, 4 converting 2.0, 5 add,
     # 6 stop, 7 the magic's gradient request.
@@ -229,3 +231,53 @@ def test_sources_cover_watch_reset_and_unwatched_requests():
         ids["frozen:0"], "variable", False, "none", None
     )
     assert graph.value(ids["frozen:0"]).trainable is False
+
+
+def test_facts_for_the_diagnosis_reach_the_model(ip):
+    run(
+        ip,
+        "import numpy as np\nimport tapemagic.tf as tf\n"
+        "wv = tf.Variable([1.0, 4.0], name='wv')\np = 2.5",
+    )
+    run(
+        ip,
+        "%%tape --quiet --persistent\n"  # 1
+        "pt = tf.constant(p)\n"  # 2
+        "tape.watch(pt)\n"  # 3
+        "sq = tf.square(p)\n"  # 4
+        "copy = tf.constant(wv) * 1.0\n"  # 5
+        "logs = tf.math.log(wv - 1.0)\n"  # 6
+        "picked = tf.where(wv > 2.0, logs, 0.0)\n"  # 7
+        "with tf.GradientTape() as inner:\n"  # 8
+        "    inner_y = wv * 3.0\n"  # 9
+        "old = wv\n"  # 10
+        "wv = wv * 1.0\n",  # 11
+    )
+    run(ip, "later = picked * 2.0\ng = tape.gradient([later, logs], old)")
+    graph = graph_from_tape(ip.user_ns["tape"], name="tape")
+    by_name = {name: v for v in graph.values for name in v.names}
+    ops = {(op.op, op.line): op for op in graph.ops if op.during is None}
+
+    assert graph.value(ops["log", 6].outputs[0]).finite is False
+    assert graph.value(ops["square", 4].inputs[0]).same_as == by_name["pt"].id
+    assert by_name["pt"].same_as is None
+    (escape,) = [e for e in graph.escapes if e.how == "constant"]
+    assert graph.value(ops["multiply", 5].inputs[0]).escape == escape.id
+    assert ops["where", 7].no_gradient_inputs == (0,)
+    assert ops["multiply", 9].other_tapes == (1,) and ops["multiply", 9].recorded
+    assert [r.other_tapes for r in graph.reads if r.line == 9] == [(1,)]
+    (rebound,) = [b for b in graph.bindings if b.name == "wv"]
+    assert (rebound.previous, rebound.previous_kind) == (by_name["old"].id, "variable")
+    (request,) = graph.gradients
+    (later_id, _) = request.targets
+    assert graph.value(later_id).after_tape
+    assert graph.value(later_id).origin == "unknown"
+    (result,) = request.results
+    assert (result.nan, result.inf, result.zero) == (False, True, False)
+    order = [v.created for v in graph.values]
+    assert sorted(order) == list(range(1, len(order) + 1))
+    assert by_name["old"].created < by_name["pt"].created < by_name["logs"].created
+    assert Graph.from_json(graph.to_json()) == graph
+    # d/dwv of log(wv - 1) at [1, 4]: 1 / (wv - 1) = [inf, 1/3]; later adds
+    # nothing, the tape never saw it made.
+    np.testing.assert_allclose(ip.user_ns["g"].numpy(), [np.inf, 1.0 / 3.0])

@@ -11,6 +11,7 @@ import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
 from tapemagic.engine import tape as tape_module
 from tapemagic.engine.context import state
+from tapemagic.graph import log as log_module
 from tapemagic.graph.from_tape import graph_from_tape
 from tapemagic.graph.log import ExplainLog, user_location
 from tapemagic.graph.model import ORIGINS
@@ -303,3 +304,155 @@ def test_note_namespace():
         ("z", z._id, "tensor", None, "Tensor"),
     )
     assert log.names == {rebound._id: ("w",), z._id: ("old", "z")}
+
+
+# -- facts for the diagnosis -----------------------------------------------------------
+
+
+def test_other_tapes_that_record_ops_and_watch_reads():
+    w = tf.Variable(2.0)
+    with GradientTape(explain=True) as outer:
+        with GradientTape() as inner:
+            y = w * 3.0
+        z = y * 2.0
+    log = outer._explain
+    multiply_y, multiply_z = [e for e in log.events if e[0] == "op"]
+    assert (multiply_y[5], multiply_y[10]) == (True, (1,))  # both tapes
+    assert (multiply_z[5], multiply_z[10]) == (True, ())  # inner had stopped
+    (read,) = [e for e in log.events if e[0] == "read"]
+    assert read[4] == (1,)
+    assert inner.gradient(y, w).numpy() == 3.0
+    assert outer.gradient(z, w).numpy() == 6.0
+
+
+def test_inputs_without_a_gradient_are_noted():
+    x = tf.Variable([1.0, -1.0])
+    with GradientTape(explain=True) as tape:
+        picked = tf.where(x > 0, x, 0.0)
+        rows = tf.gather(x, [1, 0])
+    log = tape._explain
+    by_name = {e[1]: e for e in log.events if e[0] == "op"}
+    assert by_name["where"][11] == (0,)  # the condition
+    assert by_name["gather"][11] == (1,)  # the indices
+    assert by_name["greater"][11] == ()
+    assert picked.numpy().tolist() == [1.0, 0.0] and rows.numpy().tolist() == [-1, 1]
+
+
+def test_ops_with_a_singular_point_note_whether_their_values_are_finite():
+    x = tf.constant([0.0, 4.0])
+    with GradientTape(explain=True) as tape:
+        logs = tf.math.log(x)
+        roots = tf.sqrt(x)
+        doubled = x * 2.0
+    finite = tape._explain.finite
+    assert finite == {logs._id: False, roots._id: True}
+    assert doubled._id not in finite
+    assert logs.numpy()[0] == -np.inf
+
+
+def test_tf_constant_copies_link_to_their_escape():
+    w = tf.Variable([1.0, 2.0])
+    b = tf.Variable([3.0])
+    with GradientTape(explain=True) as tape:
+        of_variable = tf.constant(w) * 1.0
+        of_numpy = tf.constant(b.numpy()) * 1.0
+        fresh = tf.constant([5.0]) * 1.0
+    log = tape._explain
+    escapes = [seq for seq, e in enumerate(log.events) if e[0] == "escape"]
+    assert [log.events[seq][2] for seq in escapes] == ["constant", "numpy"]
+    copied = [e[3][0] for e in log.events if e[0] == "op"]
+    assert [log.copies.get(key) for key in copied] == [escapes[0], escapes[1], None]
+    assert all(log.values[key][0] == "constant" for key in copied)
+    assert (of_variable + of_numpy).numpy().tolist() == [4.0, 5.0]
+    assert fresh.numpy().tolist() == [5.0]
+
+
+def test_one_python_object_converted_twice_is_one_object():
+    p = 2.5
+    arr = np.array([1.0, 2.0], np.float32)
+    with GradientTape(explain=True) as tape:
+        pt = tf.constant(p)
+        tape.watch(pt)
+        squared = tf.square(p)
+        at = tf.constant(arr)
+        tape.watch(at)
+        cubed = arr**3 * at  # arr**3 is a new array: another object
+        i1 = tf.abs(3)
+    log = tape._explain
+    objects = log.objects
+    ops = {e[1]: e for e in log.events if e[0] == "op"}
+    assert objects[pt._id] == objects[ops["square"][3][0]]
+    new_array = ops["multiply"][3][0]
+    assert objects[at._id] not in (objects[pt._id], objects[new_array])
+    # Python ints are shared by the interpreter: never linked.
+    assert i1.numpy() == 3 and all(
+        log.values[key][2].kind != "i" for key in objects if key in log.values
+    )
+    assert squared.numpy() == 6.25 and cubed.numpy().tolist() == [1.0, 16.0]
+
+
+def test_values_made_after_the_tape_stopped():
+    w = tf.Variable(2.0)
+    with GradientTape(explain=True, persistent=True) as tape:
+        y = w * 3.0
+        with tape.stop_recording():
+            paused = tf.constant(1.0)
+        inside = tf.constant(4.0)
+        z = y * paused * inside
+    later = y * 2.0  # the log no longer listens
+    assert tape.gradient(later, w) is None
+    log = tape._explain
+    assert later._id in log.after and log.values[later._id][0] == "unknown"
+    assert log.values[paused._id][0] == log.values[inside._id][0] == "constant"
+    assert not {paused._id, inside._id} & log.after
+    assert tape.gradient(z, w).numpy() == 12.0
+
+
+def test_gradient_results_note_nan_inf_and_zeros():
+    x = tf.Variable([0.0, 1.0])
+    with GradientTape(explain=True, persistent=True) as tape:
+        y = tf.reduce_sum(tf.sqrt(x))
+        z = tf.reduce_sum(tf.where(x > 0, tf.math.log(x), 0.0))
+        r = tf.reduce_sum(tf.round(x))
+    tape.gradient(y, x)
+    tape.gradient(z, x)
+    tape.gradient(r, x, unconnected_gradients="zero")
+    tape.gradient(r, x)
+    flags = [request["flags"] for request in tape._explain.requests]
+    assert flags == [
+        ((False, True, False),),
+        ((True, False, False),),
+        ((False, False, True),),
+        ((False, False, False),),  # None
+    ]
+
+
+def test_note_namespace_keeps_previous_values_and_rebound_variables():
+    named = log_module._NAMED_VARIABLES
+    named.clear()
+    w = tf.Variable([1.0, 2.0], name="w")
+    # A cell ends with w holding the Variable: the log remembers the name.
+    with GradientTape(explain=True) as first:
+        y = w * 2.0
+    first._explain.note_namespace(before={"w": w}, after={"w": w, "y": y})
+    assert first._explain.previous == {}
+    # The next cell rebinds w to a plain tensor computed from it.
+    with GradientTape(explain=True) as second:
+        stepped = w - 0.5 * y
+    second._explain.note_namespace(before={"w": w}, after={"w": stepped})
+    assert second._explain.previous == {"w": w._id}
+    # A later cell finds a plain tensor under the name that held the Variable.
+    with GradientTape(explain=True) as third:
+        again = stepped * 2.0
+    third._explain.note_namespace(before={"w": stepped}, after={"w": stepped})
+    assert third._explain.rebound_from == {stepped._id: "w:0"}
+    # A tensor older than the Variable cannot have been computed from it.
+    old = tf.constant([1.0, 2.0])
+    v = tf.Variable([0.0, 0.0], name="v")
+    with GradientTape(explain=True) as fourth:
+        use = old * v
+    fourth._explain.note_namespace(before={"v": v}, after={"v": v})
+    fourth._explain.note_namespace(before={"v": old}, after={"v": old})
+    assert fourth._explain.rebound_from == {}
+    assert again.numpy().tolist() == [0.0, 0.0] and use.numpy().tolist() == [0, 0]
+    named.clear()

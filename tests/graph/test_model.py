@@ -149,6 +149,11 @@ def test_to_dict_is_plain_json_data_and_round_trips():
         "trainable": True,
         "python_type": None,
         "escape": None,
+        "finite": None,
+        "same_as": None,
+        "after_tape": False,
+        "rebound_from": None,
+        "created": None,
     }
     assert data["ops"][1]["params"] == [["name", "'sum'"]]
     assert data["gradients"][0]["results"][1] == {
@@ -157,12 +162,28 @@ def test_to_dict_is_plain_json_data_and_round_trips():
         "shape": None,
         "dtype": None,
         "preview": None,
+        "nan": False,
+        "inf": False,
+        "zero": False,
     }
     again = Graph.from_dict(json.loads(json.dumps(data)))
     assert again == g
     assert isinstance(again.values[0].shape, tuple)
     assert isinstance(again.ops[1].params[0], tuple)
     assert Graph.from_json(g.to_json(indent=1)) == g
+
+
+def test_data_without_the_newer_optional_fields_still_loads():
+    # Fields added later have defaults: data written before them still loads.
+    data = make_graph().to_dict()
+    for value in data["values"]:
+        for key in ("finite", "same_as", "after_tape", "rebound_from", "created"):
+            del value[key]
+    for op in data["ops"]:
+        del op["other_tapes"], op["no_gradient_inputs"]
+    for result in data["gradients"][0]["results"]:
+        del result["nan"], result["inf"], result["zero"]
+    assert Graph.from_dict(data) == make_graph()
 
 
 def test_from_dict_refuses_other_versions_and_unknown_fields():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from tapemagic.graph.findings import Finding
 from tapemagic.graph.model import (
     Cell,
     GradientRequest,
@@ -79,6 +80,10 @@ def test_summary_of_sources_gradients_and_nones():
         "  g2: gradient(loss, w) in In[5] at line 2 (on another tape, #1)",
         "      raised RuntimeError: A non-persistent GradientTape ...",
         "None gradients: b (g1).",
+        "Why, and what to do:",
+        "  b: None because loss, computed at line 4, does not depend on b: nothing "
+        "computed from b leads to loss.",
+        "    -> Use b when computing loss, or leave b out of the sources.",
     ]
 
 
@@ -140,3 +145,20 @@ def test_text_renderer_never_loads_the_engine():
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_findings_given_are_listed_with_their_fix():
+    graph = Graph(TAPE, CELL, values=(W, B))
+    nan = Finding(
+        "w", "loss", "nan_gradient", "w: the gradient holds NaN because log at "
+        "line 3 is infinite for some elements.", "Make the input of log safe.",
+        severity="warning",
+    )  # fmt: skip
+    lines = render_text(graph, findings=(nan,)).splitlines()
+    assert lines[-3:] == [
+        "Why, and what to do:",
+        "  w: the gradient holds NaN because log at line 3 is infinite for some "
+        "elements.",
+        "    -> Make the input of log safe.",
+    ]
+    assert "Why" not in render_text(graph, findings=())

@@ -1,0 +1,1082 @@
+"""The graph model drawn by graphviz: :func:`to_dot` and :func:`render_svg`.
+
+Visual language (every colour and shape is in :data:`STYLE`):
+
+- sources (watched variables and tensors, and anything a gradient was asked
+  with respect to) are blue cylinders; a source nobody watched is grey;
+- targets are green double octagons;
+- ops are rounded boxes showing op, shape, dtype and cell line; ops and edges
+  on a path from a source to a target are blue;
+- the op where a finding says a path breaks is red, with the finding's short
+  text; a source whose gradient is None has a red border;
+- unwatched inputs (constants, NumPy arrays, Python numbers, tensors from
+  before the tape) are grey ellipses;
+- ops the tape did not record are dashed, and so are their edges; a value that
+  left the engine (``.numpy()``, ``float()``) and came back is joined to its
+  origin by a dashed red "ghost" edge, so the break shows;
+- once a gradient was taken, edges can carry the cotangent's shape and norm,
+  and a step of the backward sweep colours the nodes it reached in orange.
+
+Large tapes stay small on screen: the view keeps the source-to-target paths,
+collapses ops by cell line when they are too many, and drops the earliest
+groups past :data:`MAX_NODES`, counting everything it hides. Graphviz never
+gets more than about ``MAX_NODES`` nodes.
+
+Every label is escaped (HTML-like labels built from ``html.escape``\\ d text,
+plain attributes through ``graphviz.escape``): a name like
+``<img src=x onerror=alert(1)>`` is drawn as text.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+import graphviz
+
+from ..graph.findings import Finding
+from ..graph.model import GradientRequest, GradientValue, Graph, OpNode, Value
+
+__all__ = [
+    "INSTALL_HINT",
+    "MAX_NODES",
+    "STYLE",
+    "DotView",
+    "backward_steps",
+    "build_view",
+    "gradient_status",
+    "render_svg",
+    "to_dot",
+]
+
+# The most nodes a view hands graphviz (plus one "hidden" node): dot lays
+# this out in well under a second.
+MAX_NODES = 120
+
+INSTALL_HINT = (
+    "The graph needs Graphviz's `dot` program, which is not installed: "
+    "apt-get install graphviz (conda install graphviz, brew install graphviz)."
+)
+
+_FONT = "Helvetica,Arial,sans-serif"
+_MONO = "DejaVu Sans Mono,Menlo,Consolas,monospace"
+
+# Node and edge looks, by role. Tests and the legend read them from here.
+STYLE: dict[str, dict[str, str]] = {
+    "source": {"shape": "cylinder", "style": "filled", "fillcolor": "#dbeafe",
+               "color": "#1d4ed8", "margin": "0.12,0.12"},
+    "unwatched_source": {"shape": "cylinder", "style": "filled",
+                         "fillcolor": "#f3f4f6", "color": "#9ca3af",
+                         "fontcolor": "#4b5563", "margin": "0.12,0.12"},
+    "target": {"shape": "doubleoctagon", "style": "filled", "fillcolor": "#dcfce7",
+               "color": "#15803d"},
+    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff",
+           "color": "#64748b"},
+    "op_on_path": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff",
+                   "color": "#2563eb", "penwidth": "1.6"},
+    "unrecorded_op": {"shape": "box", "style": "rounded,dashed,filled",
+                      "fillcolor": "#ffffff", "color": "#94a3b8",
+                      "fontcolor": "#4b5563"},
+    "input": {"shape": "ellipse", "style": "filled", "fillcolor": "#f3f4f6",
+              "color": "#9ca3af", "fontcolor": "#4b5563"},
+    "hidden": {"shape": "note", "style": "filled", "fillcolor": "#f8fafc",
+               "color": "#cbd5e1", "fontcolor": "#475569"},
+    "break": {"fillcolor": "#fee2e2", "color": "#dc2626", "penwidth": "2"},
+    "warning": {"fillcolor": "#fef3c7", "color": "#d97706", "penwidth": "2"},
+    "none_source": {"color": "#dc2626", "penwidth": "2"},
+    "step_reached": {"fillcolor": "#ffedd5"},
+    "step_current": {"fillcolor": "#fed7aa", "color": "#ea580c", "penwidth": "3"},
+    "edge": {"color": "#94a3b8"},
+    "edge_on_path": {"color": "#2563eb", "penwidth": "1.6"},
+    "edge_unrecorded": {"style": "dashed", "color": "#94a3b8"},
+    "edge_ghost": {"style": "dashed", "color": "#dc2626", "fontcolor": "#b91c1c",
+                   "penwidth": "1.4"},
+    "edge_step": {"color": "#ea580c", "penwidth": "2"},
+}  # fmt: skip
+
+_TEXT_BREAK = "#b91c1c"
+_TEXT_WARN = "#b45309"
+_TEXT_DIM = "#475569"
+_TEXT_OK = "#15803d"
+
+_ESCAPE_HOW = {
+    "numpy": ".numpy()",
+    "__array__": "np.asarray()",
+    "float": "float()",
+    "int": "int()",
+    "constant": "tf.constant()",
+}
+_ORIGIN_TEXT = {
+    "variable": "variable",
+    "constant": "constant",
+    "numpy": "NumPy value",
+    "python": "Python value",
+    "outside": "from before the tape",
+    "unknown": "input",
+}
+
+
+@dataclass
+class DotView:
+    """One drawing of a graph model, and what it left out.
+
+    Attributes:
+        digraph: the ``graphviz.Digraph`` (``.source`` is the DOT text).
+        nodes: the DOT names of the nodes drawn, in order.
+        shown_ops: how many of the graph's forward ops the drawing includes.
+        total_ops: how many forward ops the graph has.
+        collapsed: whether ops are grouped by cell line.
+        hidden: ``(what, count)`` for everything left out.
+        request: the gradient request whose values the drawing shows, if any.
+        steps: that request's backward sweep, in order (see :func:`build_view`).
+    """
+
+    digraph: graphviz.Digraph
+    nodes: tuple[str, ...]
+    shown_ops: int
+    total_ops: int
+    collapsed: bool
+    hidden: tuple[tuple[str, int], ...] = ()
+    request: GradientRequest | None = None
+    steps: tuple[GradientValue, ...] = ()
+
+    @property
+    def source(self) -> str:
+        """The DOT text."""
+        return self.digraph.source
+
+    def notes(self) -> str:
+        """One sentence on what is shown and what is hidden."""
+        ops = f"{self.shown_ops:,} of {self.total_ops:,} op"
+        ops += "" if self.total_ops == 1 else "s"
+        text = f"Showing {ops}"
+        if self.collapsed:
+            text += f", collapsed by cell line into {len(self.nodes):,} nodes"
+        text += "."
+        if self.hidden:
+            text += " Hidden: " + "; ".join(
+                _counted(n, what) for what, n in self.hidden
+            )
+            text += "."
+        return text
+
+
+def gradient_status(norm: float | None, none: bool = False) -> str:
+    """``"None"``, ``"NaN"`` (NaN or inf), ``"zero"`` or ``"ok"`` for a gradient.
+
+    Example:
+        >>> gradient_status(None, none=True), gradient_status(0.0)
+        ('None', 'zero')
+        >>> gradient_status(float("nan")), gradient_status(2.5)
+        ('NaN', 'ok')
+    """
+    if none:
+        return "None"
+    if norm is None:
+        return "ok"
+    if not math.isfinite(norm):
+        return "NaN"
+    return "zero" if norm == 0 else "ok"
+
+
+def to_dot(
+    graph: Graph, findings: tuple[Finding, ...] = (), **options
+) -> graphviz.Digraph:
+    """Draw a graph model as a ``graphviz.Digraph`` (see :func:`build_view`).
+
+    Example:
+        >>> from tapemagic.graph.model import Cell, OpNode, TapeInfo, Value
+        >>> g = Graph(TapeInfo("tape", False, True, "stopped", True), Cell(None, None),
+        ...           values=(Value("t1", "constant", (), "float32", True),
+        ...                   Value("t2", "op", (), "float32", True, op="op1")),
+        ...           ops=(OpNode("op1", 1, "exp", ("t1",), ("t2",), True, False,
+        ...                       2, "recording"),))
+        >>> "rounded,dashed,filled" in to_dot(g).source
+        True
+    """
+    return build_view(graph, findings, **options).digraph
+
+
+def render_svg(drawing: graphviz.Digraph | DotView) -> str:
+    """Run ``dot`` and return the ``<svg>`` element (no XML prolog or DOCTYPE).
+
+    Args:
+        drawing: a view from :func:`build_view`, or its ``graphviz.Digraph``.
+
+    Returns:
+        The SVG markup, ready to inline in HTML.
+
+    Raises:
+        graphviz.ExecutableNotFound: if Graphviz's ``dot`` is not installed
+            (:data:`INSTALL_HINT` says how to install it).
+        graphviz.CalledProcessError: if ``dot`` fails.
+
+    Example:
+        >>> svg = render_svg(graphviz.Digraph(body=["a -> b"]))
+        >>> svg[:4], svg.count('class="node"')
+        ('<svg', 2)
+    """
+    digraph = drawing.digraph if isinstance(drawing, DotView) else drawing
+    svg = digraph.pipe(format="svg", encoding="utf-8")
+    return svg[svg.index("<svg") :].strip()
+
+
+def backward_steps(
+    graph: Graph, target: str | None = None, request: str | None = None
+) -> tuple[GradientRequest | None, tuple[GradientValue, ...]]:
+    """The gradient request a view shows, and its backward sweep in order.
+
+    The request is ``request`` if given, else the last one that answered for
+    ``target`` (any target when None). The sweep lists the cotangent reaching
+    each op, from the target back, then each source's gradient.
+
+    Example:
+        >>> from tapemagic.graph.model import Cell, TapeInfo
+        >>> backward_steps(Graph(TapeInfo(None, False, True, "new", True),
+        ...                      Cell(None, None)))
+        (None, ())
+    """
+    if request is not None:
+        chosen = next((r for r in graph.gradients if r.id == request), None)
+    else:
+        answered = [r for r in graph.gradients if r.results]
+        if target is not None:
+            answered = [r for r in answered if target in r.targets]
+        chosen = answered[-1] if answered else None
+    if chosen is None:
+        return None, ()
+    return chosen, tuple(gv for gv in graph.gradient_values if gv.request == chosen.id)
+
+
+# -- building a view ----------------------------------------------------------
+
+
+def build_view(
+    graph: Graph,
+    findings: tuple[Finding, ...] = (),
+    *,
+    target: str | None = None,
+    source: str | None = None,
+    collapse: bool | None = None,
+    gradients: bool = True,
+    step: int = 0,
+    request: str | None = None,
+    max_nodes: int = MAX_NODES,
+    legend: bool = True,
+    rankdir: str = "TB",
+) -> DotView:
+    """Decide what to draw of ``graph`` and build the ``graphviz.Digraph``.
+
+    Args:
+        graph: the model of one tape.
+        findings: why gradients are None; an op a finding names is drawn red.
+        target, source: value ids: draw only the paths from ``source`` to
+            ``target`` (either may be None for "all").
+        collapse: group ops by cell line; None collapses only when there are
+            more than ``max_nodes`` nodes.
+        gradients: label edges with the cotangent's shape and norm when a
+            gradient was taken.
+        step: replay the backward sweep up to this step (0: no replay).
+        request: the gradient request to show (default: the last one that
+            answered for ``target``).
+        max_nodes: the most nodes to draw; the earliest ops are hidden past it.
+        legend: add a legend of the styles used, as the graph's label.
+        rankdir: ``"LR"`` (left to right) or ``"TB"``.
+
+    Returns:
+        A :class:`DotView`.
+
+    Example:
+        >>> from tapemagic.graph.model import Cell, OpNode, Source, TapeInfo, Value
+        >>> g = Graph(TapeInfo("tape", False, True, "stopped", True), Cell(None, None),
+        ...           values=(Value("t1", "variable", (), "float32", True,
+        ...                         names=("w",), variable="w:0", trainable=True),
+        ...                   Value("t2", "op", (), "float32", True, op="op1",
+        ...                         names=("y",))),
+        ...           ops=(OpNode("op1", 1, "exp", ("t1",), ("t2",), True, True,
+        ...                       2, "recording"),),
+        ...           sources=(Source("t1", "variable", True, "accessed", 2),),
+        ...           targets=("t2",))
+        >>> view = build_view(g)
+        >>> view.nodes, view.notes()
+        (('t1', 'op1', 't2'), 'Showing 1 of 1 op.')
+    """
+    return _Builder(
+        graph,
+        tuple(findings),
+        target,
+        source,
+        collapse,
+        gradients,
+        step,
+        request,
+        max_nodes,
+        legend,
+        rankdir,
+    ).build()
+
+
+class _Builder:
+    """Chooses nodes and edges, then writes them into a Digraph."""
+
+    def __init__(
+        self,
+        graph,
+        findings,
+        target,
+        source,
+        collapse,
+        gradients,
+        step,
+        request,
+        max_nodes,
+        legend,
+        rankdir,
+    ) -> None:
+        self.graph = graph
+        self.max_nodes = max(8, int(max_nodes))
+        self.legend = legend
+        self.rankdir = rankdir
+        self.collapse = collapse
+        self.values = {v.id: v for v in graph.values}
+        self.forward = [op for op in graph.ops if op.during is None]
+        self.backward_ops = len(graph.ops) - len(self.forward)
+        self.ops = {op.id: op for op in self.forward}
+        self.escapes = {e.id: e for e in graph.escapes}
+        # A value that came back from an escape: its ghost link to the origin.
+        self.ghost_of = {
+            v.id: self.escapes[v.escape].value
+            for v in graph.values
+            if v.escape is not None and v.escape in self.escapes
+        }
+        self.source_of = {s.value: s for s in graph.sources}
+        self.source_ids = [s.value for s in graph.sources if s.value in self.values]
+        if source is not None and source in self.values:
+            self.picked_sources = [source]
+            if source not in self.source_ids:
+                self.source_ids.append(source)
+        else:
+            self.picked_sources = list(self.source_ids)
+        targets = [t for t in graph.targets if t in self.values]
+        if target is not None and target in self.values:
+            self.picked_targets = [target]
+        else:
+            self.picked_targets = targets
+        self.restricted = (target is not None) or (source is not None)
+        self.findings = [
+            f
+            for f in findings
+            if (target is None or f.target_id in (None, target))
+            and (source is None or f.source_id in (None, source))
+        ]
+        self.request, self.steps = backward_steps(graph, target, request)
+        self.gradients = gradients
+        # The last cotangent each value got (a chunked jacobian sweeps twice).
+        self.gvalues = {gv.value: gv for gv in self.steps}
+        self.step = max(0, min(int(step), len(self.steps)))
+        self.hidden: list[tuple[str, int]] = []
+
+    # -- which ops ---------------------------------------------------------------
+    def _paths(self, sources: list[str], targets: list[str]) -> tuple[set, set]:
+        """Ops and values on a data-flow path (ghost links included) from a
+        source to a target."""
+        reach = set(sources)
+        fwd_ops = set()
+        for op in self.forward:
+            if any(v in reach or self.ghost_of.get(v) in reach for v in op.inputs):
+                fwd_ops.add(op.id)
+                for v in op.inputs:
+                    if self.ghost_of.get(v) in reach:
+                        reach.add(v)
+                reach.update(op.outputs)
+        back = set(targets)
+        bwd_ops = set()
+        for op in reversed(self.forward):
+            if any(v in back for v in op.outputs):
+                bwd_ops.add(op.id)
+                back.update(op.inputs)
+                back.update(self.ghost_of[v] for v in op.inputs if v in self.ghost_of)
+        return fwd_ops & bwd_ops, reach & back
+
+    def _choose_ops(self) -> list[OpNode]:
+        path_ops, self.path_values = self._paths(
+            self.picked_sources, self.picked_targets
+        )
+        self.path_ops = path_ops
+        on_path = [op for op in self.forward if op.id in path_ops]
+        if self.restricted:
+            chosen = on_path
+        elif len(self.forward) + self._leaf_count(self.forward) <= self.max_nodes:
+            chosen = self.forward
+        else:
+            chosen = on_path or self.forward
+        off = len(self.forward) - len(chosen)
+        if off:
+            self.hidden.append(("ops off the source-to-target paths", off))
+        if self.backward_ops:
+            self.hidden.append(("ops run while computing gradients", self.backward_ops))
+        return chosen
+
+    def _leaf_count(self, ops: list[OpNode]) -> int:
+        drawn = {op.id for op in ops}
+        leaves = set()
+        for op in ops:
+            for v in op.inputs:
+                value = self.values[v]
+                if value.op is None or value.op not in drawn:
+                    leaves.add(v)
+        return len(leaves)
+
+    # -- build -------------------------------------------------------------------
+    def build(self) -> DotView:
+        chosen = self._choose_ops()
+        sources = [s for s in self.source_ids if s in self.picked_sources]
+        self.targets_drawn = self._bounded(self.picked_targets, "targets not drawn")
+        collapsed = self.collapse
+        if collapsed is None:
+            count = len(chosen) + self._leaf_count(chosen) + len(sources)
+            collapsed = count + len(self.targets_drawn) > self.max_nodes
+        self.collapsed = collapsed
+        self.source_groups: dict[str, list[str]] = {}
+        if collapsed:
+            sources, self.source_groups = self._group_sources(sources)
+        self.sources_drawn = self._bounded(sources, "sources not drawn")
+        self.special = set(self.sources_drawn) | set(self.targets_drawn)
+        # Where each drawn value's edges start: its own node, or its group's.
+        self.tail_of = {v: v for v in self.special}
+        for name, members in self.source_groups.items():
+            self.tail_of.update((v, name) for v in members)
+        self.by_op_finding = _group(self.findings, lambda f: f.op)
+        self.by_source_finding = _group(self.findings, lambda f: f.source_id)
+        self.reached, self.current = self._replay()
+        self.dot = graphviz.Digraph(name="tape")
+        self._attributes()
+        self.names: list[str] = []
+        self.classes: set[str] = set()
+        self.ghosts = False
+        self.edges: dict[tuple[str, str], dict[str, str]] = {}
+        shown = self._draw_groups(chosen) if collapsed else self._draw_ops(chosen)
+        for (tail, head), attrs in self.edges.items():
+            self.dot.edge(tail, head, **attrs)
+        if self.legend:
+            self._legend()
+        return DotView(
+            digraph=self.dot,
+            nodes=tuple(self.names),
+            shown_ops=shown,
+            total_ops=len(self.forward),
+            collapsed=collapsed,
+            hidden=tuple(self.hidden),
+            request=self.request,
+            steps=self.steps,
+        )
+
+    def _group_sources(self, ids: list[str]) -> tuple[list[str], dict[str, list[str]]]:
+        """Sources to draw one by one, and groups of look-alikes (watched the
+        same way on the same line, gradient fine, no finding), 3 or more."""
+        flagged = {f.source_id for f in self.findings}
+        alike: dict[tuple, list[str]] = {}
+        singles = []
+        for v in ids:
+            source = self.source_of[v]
+            status = self._source_status(v)
+            if v in flagged or (status is not None and status[1] != _TEXT_OK):
+                singles.append(v)
+                continue
+            alike.setdefault((source.kind, source.how, source.watched, source.line),
+                             []).append(v)  # fmt: skip
+        groups = {}
+        for members in alike.values():
+            if len(members) >= 3:
+                groups[f"sources{len(groups) + 1}"] = members
+            else:
+                singles.extend(members)
+        singles.sort(key=ids.index)
+        return singles, groups
+
+    def _source_group_node(self, name: str, members: list[str]) -> None:
+        source = self.source_of[members[0]]
+        names = [self.graph.name_of(v) for v in members]
+        shown = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
+        kind = "variables" if source.kind == "variable" else "tensors"
+        value = self.values[members[0]]
+        lines = [
+            _bold(shown),
+            _small(
+                f"{len(members):,} {kind}, e.g. {_shape(value.shape)} {value.dtype}"
+            ),
+            _small(_how(source.how, source.watched, source.line, None)),
+        ]
+        if self.request is not None and members[0] in self.request.sources:
+            lines.append(_small("∂ ok for all", _TEXT_OK))
+        attrs = dict(STYLE["source" if source.watched else "unwatched_source"])
+        css = "tm-source tm-source-group " + (
+            "tm-watched" if source.watched else "tm-unwatched"
+        )
+        reached = [v for v in members if v in self.reached]
+        if self.current in members:
+            attrs.update(STYLE["step_current"])
+        elif reached:
+            attrs.update(STYLE["step_reached"])
+        if reached:
+            css += " tm-reached"
+        self._add_node(name, _html(lines), attrs, css, f"{len(members)} {kind}")
+
+    def _bounded(self, ids: list[str], what: str) -> list[str]:
+        limit = self.max_nodes // 4
+        if len(ids) > limit:
+            self.hidden.append((what, len(ids) - limit))
+            return ids[:limit]
+        return ids
+
+    def _replay(self) -> tuple[set[str], str | None]:
+        """Op and source ids the sweep reached by ``step``, and the current one."""
+        reached: set[str] = set()
+        current = None
+        for gv in self.steps[: self.step]:
+            current = gv.op if gv.op is not None else gv.value
+            reached.add(current)
+        return reached, current
+
+    def _attributes(self) -> None:
+        dot = self.dot
+        dot.attr(
+            rankdir=self.rankdir,
+            fontname=_FONT,
+            fontsize="10",
+            nodesep="0.25",
+            ranksep="0.35",
+            bgcolor="white",
+            pad="0.15",
+            labelloc="b",
+            labeljust="l",
+        )
+        dot.attr(
+            "node",
+            fontname=_FONT,
+            fontsize="10",
+            margin="0.10,0.05",
+            height="0.3",
+            penwidth="1.2",
+            color="#64748b",
+            fontcolor="#111827",
+        )
+        dot.attr(
+            "edge",
+            fontname=_FONT,
+            fontsize="8",
+            arrowsize="0.6",
+            color="#94a3b8",
+            fontcolor=_TEXT_DIM,
+        )
+
+    # -- one node per op -----------------------------------------------------------
+    def _draw_ops(self, chosen: list[OpNode]) -> int:
+        budget = self.max_nodes - len(self.special)
+        kept: list[OpNode] = []
+        leaves: set[str] = set()
+        chosen_ids = {op.id for op in chosen}
+        # Keep the latest ops (nearest the targets) that fit, with their inputs.
+        for op in reversed(chosen):
+            new = {
+                v
+                for v in op.inputs
+                if v not in self.special
+                and v not in leaves
+                and self.values[v].op not in chosen_ids
+            }
+            if len(kept) + len(leaves) + len(new) + 1 > budget and kept:
+                break
+            kept.append(op)
+            leaves |= new
+        kept.reverse()
+        hidden = len(chosen) - len(kept)
+        drawn = {op.id for op in kept}
+        self.value_nodes = set(self.special)
+        for v in self.sources_drawn:
+            self._value_node(self.values[v])
+        for v in sorted(leaves, key=_id_order):
+            self._value_node(self.values[v])
+            self.value_nodes.add(v)
+        for op in kept:
+            self._op_node(op)
+        for v in self.targets_drawn:
+            if v not in self.sources_drawn:
+                self._value_node(self.values[v])
+        if hidden:
+            self.hidden.append(("earlier ops not drawn (limit of the view)", hidden))
+            self._hidden_node(hidden, "earlier ops")
+        for op in kept:
+            for v in op.inputs:
+                self._input_edge(v, op, drawn, hidden)
+            for v in op.outputs:
+                if v in self.value_nodes:
+                    self._edge(op.id, v, v, op)
+        for v, origin in self.ghost_of.items():
+            if v in self.value_nodes:
+                tail = self._node_of(origin, drawn)
+                if tail is not None:
+                    self._ghost_edge(tail, v)
+        return len(kept)
+
+    def _node_of(self, v: str, drawn: set[str]) -> str | None:
+        """The DOT node that stands for value ``v``, or None if it is not drawn."""
+        if v in self.value_nodes:
+            return v
+        op = self.values[v].op
+        return op if op in drawn else None
+
+    def _input_edge(self, v: str, op: OpNode, drawn: set[str], hidden: int) -> None:
+        tail = self._node_of(v, drawn)
+        if tail is None:
+            if hidden:
+                self._edge("hidden", op.id, v, op)
+            return
+        self._edge(tail, op.id, v, op)
+
+    def _edge(self, tail: str, head: str, v: str, op: OpNode) -> None:
+        key = (tail, head)
+        if key in self.edges:
+            return
+        attrs = dict(STYLE["edge"])
+        on_path = v in self.path_values and op.id in self.path_ops
+        if on_path:
+            attrs.update(STYLE["edge_on_path"])
+        producer = self.ops.get(self.values[v].op or "")
+        if not op.recorded or (producer is not None and not producer.recorded):
+            attrs.update(STYLE["edge_unrecorded"])
+            if on_path:
+                attrs["color"] = STYLE["edge_on_path"]["color"]
+        # A cotangent flows only into recorded ops (and on to the target).
+        label = self._edge_label(v) if op.recorded else ""
+        if label:
+            attrs["label"] = graphviz.escape(label)
+        if self.step and self._edge_reached(v, op):
+            attrs.update(STYLE["edge_step"])
+        self.edges[key] = attrs
+
+    def _edge_reached(self, v: str, op: OpNode) -> bool:
+        gv = self.gvalues.get(v)
+        if gv is None:
+            return False
+        # The cotangent of v flows back along the edge once v's node got it.
+        holder = gv.op if gv.op is not None else gv.value
+        return holder in self.reached and op.id in self.reached
+
+    def _edge_label(self, v: str) -> str:
+        # A collapsed edge stands for many values: no one cotangent to show.
+        gv = self.gvalues.get(v) if self.gradients and not self.collapsed else None
+        if gv is None:
+            return ""
+        return f"∂ {_shape(gv.shape)} norm {_norm(gv.norm)}"
+
+    def _ghost_edge(self, tail: str, v: str) -> None:
+        escape = self.escapes[self.values[v].escape]
+        attrs = dict(STYLE["edge_ghost"])
+        how = _ESCAPE_HOW.get(escape.how, escape.how)
+        label = how + (f" line {escape.line}" if escape.line is not None else "")
+        attrs["label"] = graphviz.escape(label)
+        self.edges[(tail, v)] = attrs
+        self.ghosts = True
+
+    # -- nodes ---------------------------------------------------------------------
+    def _add_node(
+        self, name: str, label: str, attrs: dict[str, str], css: str, *tooltip: str
+    ) -> None:
+        self.names.append(name)
+        self.classes.update(css.split())
+        self.dot.node(
+            name,
+            label=label,
+            # Lines joined by DOT's \n escape; each part escaped on its own.
+            tooltip=graphviz.nohtml(r"\n".join(graphviz.escape(t) for t in tooltip)),
+            **{"class": css},
+            **attrs,
+        )
+
+    def _value_node(self, value: Value) -> None:
+        v = value.id
+        if v in self.names:
+            return
+        name = self.graph.name_of(v)
+        source = self.source_of.get(v)
+        lines = []
+        if v in self.targets_drawn and v not in self.sources_drawn:
+            role, css = "target", "tm-target"
+            lines.append(_bold(name))
+            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · target"))
+        elif source is not None and v in self.sources_drawn:
+            role = "source" if source.watched else "unwatched_source"
+            css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
+            kind = "variable" if source.kind == "variable" else "tensor"
+            lines.append(_bold(name))
+            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · {kind}"))
+            lines.append(
+                _small(_how(source.how, source.watched, source.line, value.trainable))
+            )
+        else:
+            role, css = "input", "tm-input"
+            if value.names or value.variable:
+                lines.append(_bold(name))
+            else:
+                lines.append(_italic(_leaf_name(value, self.ops)))
+            lines.append(_small(f"{_shape(value.shape)} {value.dtype}"))
+        attrs = dict(STYLE[role])
+        status = self._source_status(v)
+        if status is not None:
+            text, colour = status
+            lines.append(_small(text, colour))
+            if colour == _TEXT_BREAK:
+                attrs.update(STYLE["none_source"])
+        found = [f for f in self.by_source_finding.get(v, ()) if f.op is None]
+        if found:
+            attrs.update(STYLE["break" if _is_error(found) else "warning"])
+            lines.extend(_finding_lines(found))
+            css += " tm-break"
+        self._step_style(v, attrs)
+        if v in self.reached:
+            css += " tm-reached"
+        self._add_node(v, _html(lines), attrs, css, f"{name}: {value.dtype}")
+
+    def _source_status(self, v: str) -> tuple[str, str] | None:
+        request = self.request
+        if request is None or v not in request.sources:
+            return None
+        result = request.results[request.sources.index(v)] if request.results else None
+        if result is None:
+            return None
+        gv = self.gvalues.get(v)
+        status = gradient_status(gv.norm if gv else None, result.none)
+        if status == "None":
+            return "∂ None", _TEXT_BREAK
+        if status == "NaN":
+            return "∂ has NaN/inf", _TEXT_WARN
+        if status == "zero":
+            return "∂ = 0", _TEXT_WARN
+        norm = f", norm {_norm(gv.norm)}" if gv is not None else ""
+        return f"∂ ok{norm}", _TEXT_OK
+
+    def _op_node(self, op: OpNode) -> None:
+        lines = []
+        out = op.outputs[0] if op.outputs else None
+        named = [self.graph.name_of(o) for o in op.outputs if self.values[o].names]
+        head = _bold(op.op)
+        if named:
+            head = html.escape(_clip(", ".join(named), 24)) + " = " + head
+        lines.append(head)
+        if len(op.outputs) == 1 and out is not None:
+            value = self.values[out]
+            meta = f"{_shape(value.shape)} {value.dtype}"
+        else:
+            meta = f"{len(op.outputs)} outputs"
+        if op.line is not None:
+            meta += f" · line {op.line}"
+        lines.append(_small(meta))
+        if not op.recorded:
+            lines.append(_small(_why_unrecorded(op)))
+        role = "op"
+        css = "tm-op"
+        if op.id in self.path_ops:
+            role, css = "op_on_path", "tm-op tm-path"
+        if not op.recorded:
+            role, css = "unrecorded_op", css + " tm-unrecorded"
+        attrs = dict(STYLE[role])
+        found = self.by_op_finding.get(op.id, [])
+        if found:
+            attrs.update(STYLE["break" if _is_error(found) else "warning"])
+            lines.extend(_finding_lines(found))
+            css += " tm-break"
+        self._step_style(op.id, attrs)
+        if op.id in self.reached:
+            css += " tm-reached"
+        code = self.graph.cell.line(op.line)
+        tooltip = [f"{op.op} ({op.id})"] + ([code.strip()] if code else [])
+        self._add_node(op.id, _html(lines), attrs, css, *tooltip)
+
+    def _step_style(self, name: str, attrs: dict[str, str]) -> None:
+        if name == self.current:
+            attrs.update(STYLE["step_current"])
+        elif name in self.reached:
+            attrs.update(STYLE["step_reached"])
+
+    def _hidden_node(self, count: int, what: str) -> None:
+        label = _html([_bold(f"… {count:,} {what}"), _small("not drawn")])
+        self._add_node(
+            "hidden",
+            label,
+            dict(STYLE["hidden"]),
+            "tm-hidden",
+            f"{count} {what} not drawn",
+        )
+
+    # -- collapsed: one node per cell line -------------------------------------------
+    def _draw_groups(self, chosen: list[OpNode]) -> int:
+        groups: dict[str, list[OpNode]] = {}
+        for op in chosen:
+            key = f"line{op.line}" if op.line is not None else f"op_{op.op}"
+            groups.setdefault(key, []).append(op)
+        budget = self.max_nodes - len(self.special) - len(self.source_groups)
+        order = sorted(groups, key=lambda k: groups[k][-1].seq)
+        kept_keys = order[-budget:] if len(order) > budget else order
+        hidden_ops = sum(len(groups[k]) for k in order[: len(order) - len(kept_keys)])
+        group_of = {op.id: key for key in kept_keys for op in groups[key]}
+        kept_ops = [op for op in chosen if op.id in group_of]
+        drawn = {op.id for op in kept_ops}
+        self.value_nodes = set(self.special)
+        for v in self.sources_drawn:
+            self._value_node(self.values[v])
+        for name, members in self.source_groups.items():
+            self._source_group_node(name, members)
+        folded = 0
+        for key in kept_keys:
+            folded += self._group_node(key, groups[key], drawn)
+        for v in self.targets_drawn:
+            if v not in self.sources_drawn:
+                self._value_node(self.values[v])
+        if folded:
+            self.hidden.append(("unwatched inputs folded into their line", folded))
+        if hidden_ops:
+            self.hidden.append(
+                ("earlier ops not drawn (limit of the view)", hidden_ops)
+            )
+            self._hidden_node(hidden_ops, "earlier ops")
+        for op in kept_ops:
+            head = group_of[op.id]
+            for v in op.inputs:
+                if v in self.tail_of:
+                    tail = self.tail_of[v]
+                else:
+                    producer = self.values[v].op
+                    if producer in group_of:
+                        tail = group_of[producer]
+                    elif producer is not None and hidden_ops:
+                        tail = "hidden"
+                    else:
+                        continue
+                if tail != head:
+                    self._edge(tail, head, v, op)
+            for v in op.outputs:
+                if v in self.value_nodes and v in self.targets_drawn:
+                    self._edge(head, v, v, op)
+        consumer_of = {v: op for op in reversed(kept_ops) for v in op.inputs}
+        for v, origin in self.ghost_of.items():
+            producer = self.values[origin].op
+            consumer = consumer_of.get(v)
+            if consumer is None:
+                continue
+            tail = self.tail_of.get(origin) or group_of.get(producer)
+            if tail is not None and tail != group_of[consumer.id]:
+                self.edges[(tail, group_of[consumer.id])] = self._ghost_attrs(v)
+        return len(kept_ops)
+
+    def _ghost_attrs(self, v: str) -> dict[str, str]:
+        escape = self.escapes[self.values[v].escape]
+        attrs = dict(STYLE["edge_ghost"])
+        attrs["label"] = graphviz.escape(_ESCAPE_HOW.get(escape.how, escape.how))
+        self.ghosts = True
+        return attrs
+
+    def _group_node(self, key: str, ops: list[OpNode], drawn: set[str]) -> int:
+        line = ops[0].line
+        counts = Counter(op.op for op in ops)
+        head = f"line {line}" if line is not None else ops[0].op
+        lines = [
+            _bold(head) + _small(f"  {len(ops):,} op{'s' if len(ops) != 1 else ''}")
+        ]
+        code = self.graph.cell.line(line)
+        if code:
+            lines.append(_code(_clip(code.strip(), 44)))
+        summary = ", ".join(
+            f"{name} ×{n:,}" if n > 1 else name for name, n in counts.most_common(3)
+        )
+        if len(counts) > 3:
+            summary += f", +{len(counts) - 3} more"
+        lines.append(_small(summary))
+        leaves = {
+            v
+            for op in ops
+            for v in op.inputs
+            if v not in self.tail_of and self._group_leaf(v, drawn)
+        }
+        if leaves:
+            lines.append(
+                _small(
+                    f"+{len(leaves)} unwatched input{'s' if len(leaves) != 1 else ''}"
+                )
+            )
+        ids = {op.id for op in ops}
+        recorded = any(op.recorded for op in ops)
+        role, css = "op", "tm-op tm-group"
+        if ids & self.path_ops:
+            role, css = "op_on_path", css + " tm-path"
+        if not recorded:
+            role, css = "unrecorded_op", css + " tm-unrecorded"
+        attrs = dict(STYLE[role])
+        found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
+        if found:
+            attrs.update(STYLE["break" if _is_error(found) else "warning"])
+            lines.extend(_finding_lines(found))
+            css += " tm-break"
+        if self.current in ids:
+            attrs.update(STYLE["step_current"])
+        elif ids & self.reached:
+            attrs.update(STYLE["step_reached"])
+        if ids & self.reached:
+            css += " tm-reached"
+        self._add_node(key, _html(lines), attrs, css, f"{head}: {len(ops)} ops")
+        return len(leaves)
+
+    def _group_leaf(self, v: str, drawn: set[str]) -> bool:
+        value = self.values[v]
+        return value.op is None or value.op not in drawn
+
+    # -- legend ---------------------------------------------------------------------
+    def _legend(self) -> None:
+        entries = [
+            ("tm-watched", "source", STYLE["source"]),
+            ("tm-target", "target", STYLE["target"]),
+            ("tm-path", "op on a path", STYLE["op_on_path"]),
+            ("tm-break", "path breaks here", STYLE["break"]),
+            ("tm-unwatched", "source not watched", STYLE["unwatched_source"]),
+            ("tm-input", "unwatched input", STYLE["input"]),
+            ("tm-unrecorded", "not recorded", STYLE["unrecorded_op"]),
+            ("tm-reached", "backward step", STYLE["step_current"]),
+        ]
+        cells = []
+        if self.steps:  # in the legend all along: the slider never moves the layout
+            self.classes.add("tm-reached")
+        for css, text, style in entries:
+            if css not in self.classes:
+                continue
+            dashed = ' STYLE="dashed"' if "dashed" in style.get("style", "") else ""
+            cells.append(
+                f'<TD BGCOLOR="{style.get("fillcolor", "#ffffff")}" '
+                f'COLOR="{style.get("color", "#64748b")}" BORDER="1"{dashed}>'
+                f'<FONT POINT-SIZE="8">{html.escape(text)}</FONT></TD>'
+            )
+        if self.ghosts:
+            cells.append(
+                '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#b91c1c">- - &#x25B8; '
+                "value left the engine</FONT></TD>"
+            )
+        if cells:
+            table = '<TABLE BORDER="0" CELLSPACING="3" CELLPADDING="2"><TR>'
+            self.dot.attr(label="<" + table + "".join(cells) + "</TR></TABLE>>")
+
+
+# -- helpers ---------------------------------------------------------------------------
+
+
+def _group(findings, key) -> dict:
+    out: dict = {}
+    for f in findings:
+        k = key(f)
+        if k is not None:
+            out.setdefault(k, []).append(f)
+    return out
+
+
+def _is_error(findings) -> bool:
+    return any(f.severity == "error" for f in findings)
+
+
+def _finding_lines(findings) -> list[str]:
+    shorts = list(dict.fromkeys(f.short for f in findings))
+    colour = _TEXT_BREAK if _is_error(findings) else _TEXT_WARN
+    lines = [_small("✗ " + _clip(s, 40), colour) for s in shorts[:2]]
+    if len(shorts) > 2:
+        lines.append(_small(f"+{len(shorts) - 2} more", colour))
+    return lines
+
+
+def _how(how: str, watched: bool, line: int | None, trainable: bool | None) -> str:
+    at = f" · line {line}" if line is not None else ""
+    if how == "accessed":
+        text = f"watched when read{at}"
+    elif how == "watch":
+        text = f"tape.watch{at}" if watched else f"tape.watch: not watchable{at}"
+    else:
+        text = "not watched"
+    if trainable is False:
+        text += " · trainable=False"
+    return text
+
+
+def _why_unrecorded(op: OpNode) -> str:
+    if op.tape_state == "paused":
+        return "not recorded: stop_recording"
+    if op.tape_state in ("idle", "stopped"):
+        return "not recorded: tape not recording"
+    if not op.differentiable:
+        return "not recorded: no gradient"
+    return "not recorded"
+
+
+def _leaf_name(value: Value, ops: dict[str, OpNode]) -> str:
+    if value.origin == "python":
+        return f"Python {value.python_type or 'value'}"
+    if value.origin == "numpy":
+        return f"NumPy {value.python_type or 'value'}"
+    if value.origin == "op" and value.op in ops:
+        return f"{ops[value.op].op} (not drawn)"
+    return _ORIGIN_TEXT.get(value.origin, value.origin)
+
+
+def _shape(shape: tuple[int, ...] | None) -> str:
+    if shape is None:
+        return "?"
+    if not shape:
+        return "scalar"
+    return (
+        "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    )
+
+
+def _norm(norm: float) -> str:
+    if not math.isfinite(norm):
+        return str(norm)
+    return f"{norm:.3g}"
+
+
+def _counted(n: int, plural: str) -> str:
+    """``"3 ops off the paths"``, ``"1 op off the paths"``: the first plural of
+    the phrase's first two words becomes singular for one."""
+    if n != 1:
+        return f"{n:,} {plural}"
+    words = plural.split(" ")
+    for i, word in enumerate(words[:2]):
+        if word.endswith("s"):
+            words[i] = word[:-1]
+            break
+    return f"1 {' '.join(words)}"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _id_order(value_id: str) -> int:
+    digits = "".join(ch for ch in value_id if ch.isdigit())
+    return int(digits) if digits else 0
+
+
+def _bold(text: str) -> str:
+    return f"<B>{html.escape(_clip(text, 32))}</B>"
+
+
+def _italic(text: str) -> str:
+    return f"<I>{html.escape(_clip(text, 32))}</I>"
+
+
+def _small(text: str, colour: str = _TEXT_DIM) -> str:
+    return f'<FONT POINT-SIZE="8" COLOR="{colour}">{html.escape(text)}</FONT>'
+
+
+def _code(text: str) -> str:
+    return f'<FONT FACE="{_MONO}" POINT-SIZE="8">{html.escape(text)}</FONT>'
+
+
+def _html(lines: list[str]) -> str:
+    return "<" + "<BR/>".join(lines) + ">"

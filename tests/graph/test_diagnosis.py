@@ -1,0 +1,963 @@
+"""The diagnosis: why a gradient is None, where, and the fix.
+
+Every cause is checked on a buggy cell run through the real ``%%tape`` magic in an
+IPython shell (cause code, cell line, fix), and on the corrected cell (no finding,
+and the gradient a hand computation gives). Hand-made graph models pin the
+reasoning that needs no engine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from IPython.lib.pretty import pretty
+from IPython.testing import globalipapp
+from IPython.utils.capture import capture_output
+
+import tapemagic
+import tapemagic.graph
+import tapemagic.tf as tf
+from tapemagic.engine import GradientTape
+from tapemagic.engine import tape as tape_module
+from tapemagic.graph import log as log_module
+from tapemagic.graph.diagnosis import assert_no_none_gradients, diagnose
+from tapemagic.graph.findings import CAUSES, Finding, Findings
+from tapemagic.graph.from_tape import graph_from_tape
+from tapemagic.graph.model import (
+    Assign,
+    Cell,
+    Escape,
+    GradientRequest,
+    GradientResult,
+    Graph,
+    OpNode,
+    Read,
+    TapeInfo,
+    Value,
+)
+
+SETUP = """
+import numpy as np
+import tapemagic.tf as tf
+x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+y = tf.constant([[1.0], [0.0], [2.0]])
+w = tf.Variable([[0.5], [-1.0]], name="w")
+b = tf.Variable([0.25], name="b")
+"""
+
+# Internal ids (t3, op4, e1, g2) never appear in what a student reads.
+INTERNAL_ID = re.compile(r"\b(?:t|op|e|g)\d+\b")
+
+
+@pytest.fixture(scope="module")
+def shell():
+    globalipapp.start_ipython()
+    ip = globalipapp.get_ipython()
+    if "tapemagic" not in ip.extension_manager.loaded:
+        ip.extension_manager.load_extension("tapemagic")
+    return ip
+
+
+@pytest.fixture
+def ip(shell):
+    """The shell with x, y, w, b defined; names the test adds are removed after."""
+    if "tapemagic" not in shell.extension_manager.loaded:
+        shell.extension_manager.load_extension("tapemagic")
+    log_module._NAMED_VARIABLES.clear()
+    before = set(shell.user_ns)
+    run(shell, SETUP)
+    yield shell
+    for name in set(shell.user_ns) - before:
+        if not name.startswith("_"):
+            del shell.user_ns[name]
+    log_module._NAMED_VARIABLES.clear()
+
+
+def run(ip, code: str):
+    with capture_output() as captured:
+        result = ip.run_cell(code, store_history=True)
+    return result, captured
+
+
+def run_all(ip, cells: list[str]) -> None:
+    for cell in cells:
+        result, captured = run(ip, cell)
+        assert result.error_in_exec is None, (cell, result.error_in_exec)
+
+
+def explain(ip, call: str = "tape.explain()") -> Findings:
+    result, _ = run(ip, f"_found = {call}")
+    assert result.success, result.error_in_exec
+    found = ip.user_ns["_found"]
+    assert isinstance(found, Findings)
+    return found
+
+
+def check_sentences(finding: Finding, lines: tuple[str, ...] = ()) -> None:
+    """A sentence a student reads: the source's name first, no internal ids.
+
+    ``lines`` are the cell's lines: code quoted from them may hold any name.
+    """
+    assert finding.message.startswith(f"{finding.source}: ")
+    assert "because" in finding.message
+    assert finding.message.endswith(".") and finding.fix.endswith(".")
+    assert finding.fix[0].isupper()
+    for text in (finding.message, finding.fix):
+        for line in lines:
+            if line.strip():
+                text = text.replace(line.strip(), "")
+        assert not INTERNAL_ID.search(text), text
+        assert text.count(". ") == 0 or "e.g." in text, text
+
+
+# -- one case per cause: the buggy cell, and the cell that fixes it ----------------
+
+
+@dataclass
+class Case:
+    """A buggy cell (after setup cells), what the diagnosis must say, the fix.
+
+    ``fixed`` are the corrected cells; ``expected`` maps the name bound to the
+    gradient (``grads`` unless said) to its hand-computed value.
+    """
+
+    cause: str
+    source: str
+    line: int | None
+    fix_phrase: str
+    buggy: list[str]
+    fixed: list[str]
+    expected: dict = field(default_factory=dict)
+    call: str = "tape.explain()"
+    message_phrase: str = ""
+
+
+# d/dw of sum(x @ w) is the column sums of x: [[9], [12]].
+X_COLUMN_SUMS = np.array([[9.0], [12.0]])
+
+CASES = {
+    "not_watched": Case(
+        "not_watched", "c", 3, "tape.watch(c)",
+        ["%%tape --target loss --sources c\nc = tf.constant(2.0)\nloss = c * c"],
+        ["%%tape --target loss --sources c\nc = tf.constant(2.0)\ntape.watch(c)\n"
+         "loss = c * c"],
+        {"grads": 4.0},
+        message_phrase="c is a constant and was never watched",
+    ),
+    "not_watched_outside": Case(
+        "not_watched", "c", 2, "tape.watch(c)",
+        ["c = tf.constant(3.0)",
+         "%%tape --target loss --sources c\nloss = c * 2.0"],
+        ["c = tf.constant(3.0)",
+         "%%tape --target loss --sources c\ntape.watch(c)\nloss = c * 2.0"],
+        {"grads": 2.0},
+        message_phrase="c is a plain tensor (not a tf.Variable)",
+    ),
+    "not_watched_late": Case(
+        "not_watched", "c", 3, "before the line that uses it",
+        ["%%tape --target loss --sources c\nc = tf.constant(2.0)\n"
+         "loss = c * 3.0\ntape.watch(c)"],
+        ["%%tape --target loss --sources c\nc = tf.constant(2.0)\n"
+         "tape.watch(c)\nloss = c * 3.0"],
+        {"grads": 3.0},
+        message_phrase="before tape.watch(c) at line 4",
+    ),
+    "not_trainable": Case(
+        "not_trainable", "k", 2, "trainable=True",
+        ["k = tf.Variable(2.0, trainable=False)",
+         "%%tape --target loss --sources k\nloss = k * k"],
+        ["k = tf.Variable(2.0, trainable=False)",
+         "%%tape --target loss --sources k\ntape.watch(k)\nloss = k * k"],
+        {"grads": 4.0},
+    ),
+    "watch_accessed_off": Case(
+        "watch_accessed_off", "w", 2, "tape.watch(w)",
+        ["%%tape --no-watch-accessed --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w))"],
+        ["%%tape --no-watch-accessed --target loss --sources w\ntape.watch(w)\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w))"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="--no-watch-accessed",
+    ),
+    "outside_tape_before": Case(
+        "outside_tape", "w", 2, "compute it inside the tape",
+        ["h = tf.matmul(x, w)",
+         "%%tape --target loss --sources w\nloss = tf.reduce_sum(h)"],
+        ["%%tape --target loss --sources w\nh = tf.matmul(x, w)\n"
+         "loss = tf.reduce_sum(h)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="from h, which was made before the tape started",
+    ),
+    "outside_tape_after": Case(
+        "outside_tape", "w", None, "Compute loss2 inside the tape",
+        ["%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))",
+         "loss2 = loss * 2.0\ngrads = tape.gradient(loss2, w)"],
+        ["%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "loss2 = loss * 2.0",
+         "grads = tape.gradient(loss2, w)"],
+        {"grads": 2.0 * X_COLUMN_SUMS},
+        message_phrase="loss2 was computed after the tape stopped recording",
+    ),
+    "outside_tape_stopped": Case(
+        "outside_tape", "w", 4, "persistent",
+        ["%%tape\nloss = tf.reduce_sum(w)\nfirst = tape.gradient(loss, w)\n"
+         "later = tf.reduce_sum(w * 3.0)"],
+        ["%%tape --persistent\nloss = tf.reduce_sum(w)\n"
+         "first = tape.gradient(loss, w)\nlater = tf.reduce_sum(w * 3.0)",
+         "grads = tape.gradient(later, w)"],
+        {"grads": [[3.0], [3.0]]},
+        call="tape.explain(later, w)",
+        message_phrase="ran after the tape stopped recording",
+    ),
+    "numpy_copy": Case(
+        "numpy_copy", "b", 2, "Use b directly in tf ops",
+        ["%%tape --target loss --sources b\nb_np = b.numpy()\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w) + b_np)"],
+        ["%%tape --target loss --sources b\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w) + b)"],
+        {"grads": [3.0]},
+        message_phrase="b was converted to a NumPy array by .numpy() at line 2 "
+        "(b_np = b.numpy()); the path to loss continues from a constant made of "
+        "its values",
+    ),
+    "numpy_function": Case(
+        "numpy_copy", "w", 2, "tf.math instead of NumPy functions",
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(np.exp(w))"],
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.exp(w))"],
+        {"grads": np.exp([[0.5], [-1.0]])},
+        message_phrase="(np.asarray or a NumPy function)",
+    ),
+    "python_float": Case(
+        "numpy_copy", "w", 2, "instead of float()",
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(float(w[0, 0]) * x)"],
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(w[0, 0] * x)"],
+        {"grads": [[21.0], [0.0]]},
+        message_phrase="turned into a Python float by float()",
+    ),
+    "constant_copy": Case(
+        "numpy_copy", "w", 2, "instead of tf.constant(w)",
+        ["%%tape --target loss --sources w\nw0 = tf.constant(w)\n"
+         "loss = tf.reduce_sum(w0 * 2.0)"],
+        ["%%tape --target loss --sources w\nw0 = tf.identity(w)\n"
+         "loss = tf.reduce_sum(w0 * 2.0)"],
+        {"grads": [[2.0], [2.0]]},
+        message_phrase="copied into a new tensor by tf.constant()",
+    ),
+    "integer_cast": Case(
+        "integer_cast", "w", 2, "float dtype",
+        ["%%tape --target loss --sources w\nwi = tf.cast(w, tf.int32)\n"
+         "loss = tf.reduce_sum(tf.cast(wi, tf.float32))"],
+        ["%%tape --target loss --sources w\nwf = tf.cast(w, tf.float64)\n"
+         "loss = tf.reduce_sum(tf.cast(wf, tf.float32))"],
+        {"grads": [[1.0], [1.0]]},
+        message_phrase="cast(float32 -> int32) at line 2",
+    ),
+    "bool_cast": Case(
+        "integer_cast", "w", 2, "float dtype",
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.cast(tf.cast(w, tf.bool), tf.float32))"],
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(w * w)"],
+        {"grads": [[1.0], [-2.0]]},
+        message_phrase="cast(float32 -> bool)",
+    ),
+    "argmax": Case(
+        "non_differentiable", "w", 2, "tf.nn.softmax",
+        ["%%tape --target loss --sources w\nk = tf.argmax(w)\n"
+         "loss = tf.cast(k, tf.float32) * 2.0"],
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.nn.softmax(w, axis=0) * [[0.0], [2.0]])"],
+        {"grads": None},  # checked against a NumPy softmax in the test
+        message_phrase="argmax at line 2",
+    ),
+    "round": Case(
+        "non_differentiable", "w", 2, "tf.stop_gradient(tf.round(x) - x)",
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.round(w) * 3.0)"],
+        ["%%tape --target loss --sources w\n"
+         "r = w + tf.stop_gradient(tf.round(w) - w)\n"
+         "loss = tf.reduce_sum(r * 3.0)"],
+        {"grads": [[3.0], [3.0]]},
+    ),
+    "floor": Case(
+        "non_differentiable", "w", 2, "smooth stand-in for floor",
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.floor(w))"],
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(w)"],
+        {"grads": [[1.0], [1.0]]},
+    ),
+    "where_condition": Case(
+        "non_differentiable", "w", 2, "branches of tf.where",
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.where(w > 0, 1.0, 0.0))"],
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.where(w > 0, w, 0.0))"],
+        {"grads": [[1.0], [0.0]]},
+        message_phrase="the comparison > at line 2",
+    ),
+    "stop_gradient": Case(
+        "stop_gradient", "w", 2, "Remove tf.stop_gradient",
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.stop_gradient(w) * 2.0)"],
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(w * 2.0)"],
+        {"grads": [[2.0], [2.0]]},
+    ),
+    "stop_recording": Case(
+        "stop_recording", "w", 3, "out of the stop_recording() block",
+        ["%%tape --target loss --sources w\nwith tape.stop_recording():\n"
+         "    h = w * 2.0\nloss = tf.reduce_sum(h)"],
+        ["%%tape --target loss --sources w\nh = w * 2.0\n"
+         "with tape.stop_recording():\n    shown = float(tf.reduce_sum(h))\n"
+         "loss = tf.reduce_sum(h)"],
+        {"grads": [[2.0], [2.0]]},
+    ),
+    "python_number": Case(
+        "python_number", "pt", 4, "Use the tensor pt",
+        ["p = 2.0",
+         "%%tape --target loss --sources pt\npt = tf.constant(p)\ntape.watch(pt)\n"
+         "loss = tf.square(p)"],
+        ["p = 2.0",
+         "%%tape --target loss --sources pt\npt = tf.constant(p)\ntape.watch(pt)\n"
+         "loss = tf.square(pt)"],
+        {"grads": 4.0},
+        message_phrase="from the Python float that pt was made from",
+    ),
+    "rebound_in_cell": Case(
+        "rebound_variable", "w", 6, "w.assign_sub(0.5 * g)",
+        ["%%tape --persistent\nfor step in range(2):\n"
+         "    with tf.GradientTape() as inner:\n"
+         "        loss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "    g = inner.gradient(loss, w)\n"
+         "    w = w - 0.5 * g"],
+        ["%%tape --persistent\nfor step in range(2):\n"
+         "    with tf.GradientTape() as inner:\n"
+         "        loss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "    grads = inner.gradient(loss, w)\n"
+         "    w.assign_sub(0.5 * grads)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="the name w held the tf.Variable w, but the assignment at "
+        "line 6 (w = w - 0.5 * g) rebound it to a plain tensor",
+    ),
+    "rebound_across_cells": Case(
+        "rebound_variable", "w", None, "assign_sub",
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))",
+         "w = w - 0.1 * grads",
+         "%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))"],
+        ["%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))",
+         "w.assign_sub(0.1 * grads)",
+         "%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="held the tf.Variable w in an earlier cell",
+    ),
+    "integer_source": Case(
+        "integer_source", "n", 2, "tf.cast(n, tf.float32)",
+        ["n = tf.constant(3)",
+         "%%tape --target loss --sources n\ntape.watch(n)\n"
+         "loss = tf.cast(n, tf.float32) * 2.0"],
+        ["n = tf.constant(3.0)",
+         "%%tape --target loss --sources n\ntape.watch(n)\nloss = n * 2.0"],
+        {"grads": 2.0},
+        message_phrase="n has dtype int32",
+    ),
+    "not_connected": Case(
+        "not_connected", "b", 2, "leave b out of the sources",
+        ["%%tape --target loss --sources b\nloss = tf.reduce_sum(tf.matmul(x, w))"],
+        ["%%tape --target loss --sources b\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w) + b)"],
+        {"grads": [3.0]},
+        message_phrase="does not depend on b: nothing computed from b leads to loss",
+    ),
+    "wrong_tape": Case(
+        "wrong_tape", "w", 5, "tape.gradient(loss, w)",
+        ["%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "with tf.GradientTape() as t2:\n    pass\ngrads = t2.gradient(loss, w)"],
+        ["%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "with tf.GradientTape() as t2:\n    pass\ngrads = tape.gradient(loss, w)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="asked of another tape at line 5",
+    ),
+    "watched_by_another_tape": Case(
+        "wrong_tape", "c", 4, "on the tape you ask",
+        ["%%tape --target loss --sources c\nc = tf.constant(2.0)\n"
+         "with tf.GradientTape() as t2:\n    t2.watch(c)\nloss = c * c"],
+        ["%%tape --target loss --sources c\nc = tf.constant(2.0)\n"
+         "with tf.GradientTape() as t2:\n    tape.watch(c)\nloss = c * c"],
+        {"grads": 4.0},
+        message_phrase="watched by another tape",
+    ),
+    "after_reset": Case(
+        "wrong_tape", "w", 3, "after tape.reset()",
+        ["%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "tape.reset()\ngrads = tape.gradient(loss, w)"],
+        ["%%tape --persistent\ntape.reset()\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w))\ngrads = tape.gradient(loss, w)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="tape.reset() at line 3 erased everything",
+    ),
+    "assign": Case(
+        "assign_cut", "w", 2, "instead of assigning it to v",
+        ["v = tf.Variable([[0.0], [0.0]])",
+         "%%tape --target loss --sources w\nv.assign(w * 2.0)\n"
+         "loss = tf.reduce_sum(v)"],
+        ["v = tf.Variable([[0.0], [0.0]])",
+         "%%tape --target loss --sources w\nv = w * 2.0\nloss = tf.reduce_sum(v)"],
+        {"grads": [[2.0], [2.0]]},
+        message_phrase="v.assign(...) at line 2",
+    ),
+    "assign_add": Case(
+        "assign_cut", "w", 2, "instead of assigning it to v",
+        ["v = tf.Variable([[0.0], [0.0]])",
+         "%%tape --target loss --sources w\nv.assign_add(w * 2.0)\n"
+         "loss = tf.reduce_sum(v)"],
+        ["v = tf.Variable([[0.0], [0.0]])",
+         "%%tape --target loss --sources w\nv2 = v + w * 2.0\n"
+         "loss = tf.reduce_sum(v2)"],
+        {"grads": [[2.0], [2.0]]},
+        message_phrase="v.assign_add(...) at line 2",
+    ),
+}  # fmt: skip
+
+
+def test_every_cause_has_a_case():
+    covered = {case.cause for case in CASES.values()} | {"nan_gradient"}
+    assert covered == set(CAUSES)
+
+
+def findings_for(found: Findings, source: str) -> list[Finding]:
+    return [f for f in found if f.source == source]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_buggy_cell_is_explained(ip, name):
+    case = CASES[name]
+    warns = (
+        pytest.warns(UserWarning, match="must be floating")
+        if case.cause == "integer_source"
+        else contextlib.nullcontext()
+    )
+    with warns:  # TensorFlow warns about watching an integer tensor, and so do we
+        for cell in case.buggy:
+            run(ip, cell)  # the rebinding loop raises (0.5 * None): still explained
+    found = explain(ip, case.call)
+    (finding,) = findings_for(found, case.source)
+    assert finding.cause == case.cause
+    assert finding.line == case.line
+    assert case.fix_phrase in finding.fix
+    assert case.message_phrase in finding.message
+    assert finding.severity == "error"
+    check_sentences(finding, tuple(ip.user_ns["tape"]._explain.lines))
+    if case.line is not None:
+        text = ip.user_ns["tape"]._explain.lines[case.line - 1].strip()
+        assert finding.code == text
+        assert f"at line {case.line}" in finding.message
+    # The gradient the magic or the cell computed is None, as in TensorFlow.
+    if case.call == "tape.explain()" and "grads" in ip.user_ns:
+        grads = ip.user_ns["grads"]
+        assert grads is None or (isinstance(grads, list) and None in grads)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_corrected_cell_has_no_finding(ip, name):
+    case = CASES[name]
+    run_all(ip, case.fixed)
+    assert list(explain(ip, case.call)) == []
+    grads = ip.user_ns["grads"]
+    assert grads is not None
+    if name == "argmax":
+        e = np.exp([0.5, -1.0])
+        softmax = e / e.sum()
+        # d/dw of 2 * softmax(w)[1]: 2 * s1 * (onehot(1) - s)
+        expected = 2.0 * softmax[1] * (np.array([0.0, 1.0]) - softmax)
+        np.testing.assert_allclose(grads.numpy().ravel(), expected, rtol=1e-5)
+    else:
+        np.testing.assert_allclose(
+            np.asarray(grads.numpy()), case.expected["grads"], rtol=1e-5
+        )
+
+
+# -- more than one bug, more than one request ------------------------------------------
+
+
+def test_two_independent_bugs_are_both_reported_against_their_source(ip):
+    run(
+        ip,
+        "%%tape --target loss --sources w,b\n"  # 1
+        "b_np = b.numpy()\n"  # 2
+        "wi = tf.cast(w, tf.int32)\n"  # 3
+        "loss = tf.reduce_sum(tf.cast(wi, tf.float32)) + tf.reduce_sum(b_np)\n",  # 4
+    )
+    assert ip.user_ns["grads"] == [None, None]
+    found = explain(ip)
+    assert [(f.source, f.cause, f.line) for f in found] == [
+        ("w", "integer_cast", 3),
+        ("b", "numpy_copy", 2),
+    ]
+    by_source = {f.source: f for f in found}
+    assert by_source["w"].op_name == "cast" and by_source["b"].op is None
+    assert by_source["w"].request == by_source["b"].request == "g1"
+    for f in found:
+        check_sentences(f)
+    # Fixing one leaves the other.
+    run(
+        ip,
+        "%%tape --target loss --sources w,b\n"
+        "b_np = b.numpy()\n"
+        "loss = tf.reduce_sum(w) + tf.reduce_sum(b_np)\n",
+    )
+    assert [(f.source, f.cause) for f in explain(ip)] == [("b", "numpy_copy")]
+
+
+def test_two_breaks_on_one_source_are_both_named(ip):
+    run(
+        ip,
+        "%%tape --target loss --sources w\n"
+        "loss = tf.reduce_sum(tf.round(w)) + tf.reduce_sum(tf.stop_gradient(w))\n",
+    )
+    found = explain(ip)
+    assert [(f.cause, f.op_name) for f in found] == [
+        ("non_differentiable", "round"),
+        ("stop_gradient", "stop_gradient"),
+    ]
+
+
+def test_the_same_none_asked_twice_is_explained_once(ip):
+    run(ip, "%%tape --persistent --target loss --sources w\nloss = tf.round(w)")
+    run(ip, "again = tape.gradient(loss, w)")
+    assert ip.user_ns["again"] is None
+    (finding,) = explain(ip)
+    assert finding.request == "g1" and finding.cause == "non_differentiable"
+
+
+def test_a_none_asked_on_every_turn_of_a_loop_is_explained_once(ip):
+    run(
+        ip,
+        "%%tape --persistent\n"
+        "nones = 0\n"
+        "for step in range(4):\n"
+        "    with tf.GradientTape() as inner:\n"
+        "        loss = tf.reduce_sum(tf.matmul(x, w))\n"
+        "    g = inner.gradient(loss, w)\n"
+        "    if g is None:\n"
+        "        nones += 1\n"
+        "    else:\n"
+        "        w = w - 0.5 * g\n",
+    )
+    assert ip.user_ns["nones"] == 3
+    (finding,) = explain(ip)
+    assert (finding.source, finding.cause, finding.line) == (
+        "w",
+        "rebound_variable",
+        10,
+    )
+    assert "w.assign_sub(0.5 * g)" in finding.fix
+
+
+def test_explaining_never_changes_a_result():
+    def gradients(explain: bool) -> list:
+        w = tf.Variable([[0.5], [-1.0]])
+        b = tf.Variable([0.25])
+        c = tf.constant(2.0)
+        with GradientTape(explain=explain, persistent=True) as tape:
+            loss = tf.reduce_sum(tf.round(w) + b.numpy() + w * c + tf.sqrt(w * w))
+        found = tape.explain() if explain else ()
+        grads = tape.gradient(loss, [w, b, c])
+        return [None if g is None else g.numpy().tolist() for g in grads], found
+
+    plain, _ = gradients(False)
+    explained, _ = gradients(True)
+    assert plain == explained == [[[3.0], [1.0]], None, None]
+
+
+def test_explain_filters_by_target_and_sources_and_predicts(ip):
+    run(
+        ip,
+        "%%tape --persistent --target loss --sources w,b\n"
+        "loss = tf.reduce_sum(tf.round(w)) + tf.reduce_sum(b)\n"
+        "other = tf.reduce_sum(tf.floor(b))\n",
+    )
+    assert [f.source for f in explain(ip, "tape.explain(loss, [w, b])")] == ["w"]
+    assert list(explain(ip, "tape.explain(sources=b)")) == []
+    # Not asked yet: predicted, and the gradient agrees.
+    (predicted,) = explain(ip, "tape.explain(other, b)")
+    assert predicted.request is None and predicted.op_name == "floor"
+    assert predicted.message.startswith("b: would be None because")
+    run(ip, "late = tape.gradient(other, b)")
+    assert ip.user_ns["late"] is None
+    # Names work as well as tensors.
+    assert [f.source for f in explain(ip, "tape.explain('loss', ['w'])")] == ["w"]
+    result, _ = run(ip, "tape.explain('nothing_called_this')")
+    assert isinstance(result.error_in_exec, KeyError)
+    assert "neither a value id nor a name" in str(result.error_in_exec)
+
+
+def test_prediction_finds_nothing_for_a_sound_path(ip):
+    run(ip, "%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w) + b)")
+    assert list(explain(ip, "tape.explain(loss, [w, b])")) == []
+    run(ip, "gw, gb = tape.gradient(loss, [w, b])")
+    np.testing.assert_allclose(ip.user_ns["gw"].numpy(), X_COLUMN_SUMS)
+    np.testing.assert_allclose(ip.user_ns["gb"].numpy(), [3.0])
+
+
+def test_gradient_of_a_value_by_itself_is_never_flagged(ip):
+    run(ip, "%%tape\nc = tf.constant(2.0)\ng = tape.gradient(c, c)")
+    assert float(ip.user_ns["g"]) == 1.0
+    assert list(explain(ip)) == []
+
+
+# -- what is not a None ------------------------------------------------------------
+
+
+def test_sign_gives_zeros_not_none_and_is_not_flagged(ip):
+    run(ip, "%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.sign(w))")
+    np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), [[0.0], [0.0]])
+    assert list(explain(ip)) == []
+
+
+def test_zeros_standing_for_none_are_explained(ip):
+    run(
+        ip,
+        "%%tape --target loss --sources w --unconnected zero\n"
+        "loss = tf.reduce_sum(tf.round(w))",
+    )
+    np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), [[0.0], [0.0]])
+    (finding,) = explain(ip)
+    assert finding.cause == "non_differentiable" and finding.line == 2
+    assert finding.message.startswith("w: zeros that stand for None")
+    # A real zero gradient is not a None: no finding.
+    run(
+        ip,
+        "%%tape --target loss --sources w --unconnected zero\n"
+        "loss = tf.reduce_sum(w * 0.0)",
+    )
+    np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), [[0.0], [0.0]])
+    assert list(explain(ip)) == []
+
+
+def test_nan_gradient_from_the_masked_branch_of_where(ip):
+    run(ip, "xs = tf.Variable([0.0, 1.0, 4.0])")
+    run(
+        ip,
+        "%%tape --target loss --sources xs\n"
+        "mask = xs > 0\n"
+        "logs = tf.math.log(xs)\n"
+        "loss = tf.reduce_sum(tf.where(mask, logs, 0.0))\n",
+    )
+    grads = ip.user_ns["grads"].numpy()
+    assert np.isnan(grads[0]) and grads[1:].tolist() == [1.0, 0.25]
+    (finding,) = explain(ip)
+    assert (finding.cause, finding.severity, finding.line) == (
+        "nan_gradient",
+        "warning",
+        3,
+    )
+    assert finding.op_name == "log"
+    assert finding.message.startswith("xs: the gradient holds NaN because log at")
+    assert "tf.where at line 4" in finding.message
+    assert "tf.where(mask, x, 1.0)" in finding.fix
+    check_sentences(finding)
+    assert Findings(explain(ip)).errors == ()
+    # The fix: make the input safe as well.
+    run(
+        ip,
+        "%%tape --target loss --sources xs\n"
+        "mask = xs > 0\n"
+        "safe = tf.where(mask, xs, 1.0)\n"
+        "loss = tf.reduce_sum(tf.where(mask, tf.math.log(safe), 0.0))\n",
+    )
+    np.testing.assert_allclose(ip.user_ns["grads"].numpy(), [0.0, 1.0, 0.25])
+    assert list(explain(ip)) == []
+
+
+def test_inf_gradient_of_sqrt_at_zero(ip):
+    run(ip, "xs = tf.Variable([0.0, 4.0])")
+    run(ip, "%%tape --target loss --sources xs\nloss = tf.reduce_sum(tf.sqrt(xs))")
+    assert ip.user_ns["grads"].numpy().tolist() == [np.inf, 0.25]
+    (finding,) = explain(ip)
+    assert (finding.cause, finding.line, finding.op_name) == ("nan_gradient", 2, "sqrt")
+    assert finding.message.startswith("xs: the gradient holds Inf because sqrt")
+    run(
+        ip,
+        "%%tape --target loss --sources xs\nloss = tf.reduce_sum(tf.sqrt(xs + 1e-6))",
+    )
+    assert np.isfinite(ip.user_ns["grads"].numpy()).all()
+    assert list(explain(ip)) == []
+
+
+def test_second_gradient_on_a_non_persistent_tape_is_explained_by_its_error(ip):
+    run(ip, "%%tape --target loss --sources w\nloss = tf.reduce_sum(w)")
+    result, _ = run(ip, "again = tape.gradient(loss, w)")
+    assert isinstance(result.error_in_exec, RuntimeError)
+    message = str(result.error_in_exec)
+    assert "can only be used to compute one set of gradients" in message
+    assert "persistent=True" in message
+    assert list(explain(ip)) == []  # the failed call itself gives no None
+
+
+# -- the API: tape.explain, assert_no_none_gradients, the text view ------------------
+
+
+def test_assert_no_none_gradients_lists_the_findings(ip):
+    run(
+        ip,
+        "%%tape --persistent --target loss --sources w,b\n"
+        "b_np = b.numpy()\n"
+        "loss = tf.reduce_sum(tf.matmul(x, w) + b_np)\n",
+    )
+    tape = ip.user_ns["tape"]
+    with pytest.raises(AssertionError) as err:
+        tapemagic.assert_no_none_gradients(tape)
+    text = str(err.value)
+    assert text.startswith("1 gradient is None:\n- b: None because b was converted")
+    assert text.endswith("Use b directly in tf ops.")
+    tapemagic.assert_no_none_gradients(tape, ip.user_ns["loss"], ip.user_ns["w"])
+    graph = graph_from_tape(tape)
+    with pytest.raises(AssertionError, match="b: None because"):
+        tapemagic.graph.assert_no_none_gradients(graph)
+    assert tapemagic.graph.assert_no_none_gradients is assert_no_none_gradients
+
+
+def test_assert_no_none_gradients_counts_several(ip):
+    run(
+        ip,
+        "%%tape --target loss --sources w,b\n"
+        "loss = tf.reduce_sum(tf.round(w)) + tf.reduce_sum(tf.floor(b))\n",
+    )
+    with pytest.raises(AssertionError, match=r"^2 None gradients found:\n- w: "):
+        assert_no_none_gradients(ip.user_ns["tape"])
+
+
+def test_nan_alone_does_not_fail_the_assertion():
+    xs = tf.Variable([0.0, 4.0])
+    with GradientTape(explain=True) as tape:
+        loss = tf.reduce_sum(tf.sqrt(xs))
+    tape.gradient(loss, xs)
+    assert [f.cause for f in tape.explain()] == ["nan_gradient"]
+    assert_no_none_gradients(tape)
+
+
+def test_explain_in_plain_python_uses_the_callers_names():
+    w = tf.Variable(2.0, name="weights")
+    c = tf.constant(3.0)
+    with GradientTape(explain=True) as t:
+        line = sys._getframe().f_lineno + 1
+        loss = w * c
+    assert t.gradient(loss, c) is None
+    (finding,) = t.explain()
+    assert finding.source == "c" and finding.target == "loss"
+    assert finding.line == line and finding.code == "loss = w * c"
+    assert finding.message == (
+        f"c: None because c is a plain tensor (not a tf.Variable) and was never "
+        f"watched, so the tape did not record its use at line {line} "
+        "(loss = w * c)."
+    )
+
+
+def test_explain_needs_a_log_and_the_graph_package():
+    with GradientTape() as plain:
+        pass
+    with pytest.raises(ValueError, match="keeps no explanation log"):
+        plain.explain()
+    try:
+        tape_module.set_diagnosis(None)
+        with pytest.raises(RuntimeError, match="needs tapemagic.graph"):
+            plain.explain()
+    finally:
+        tape_module.set_diagnosis(log_module._explain_tape)
+
+
+def test_findings_print_as_sentences_and_escaped_html(ip):
+    run(ip, "%%tape --target loss --sources c\n"
+            "c = tf.constant(2.0)\nloss = c * c")  # fmt: skip
+    found = explain(ip)
+    assert str(found) == str(found[0]) == f"{found[0].message} {found[0].fix}"
+    assert pretty(found) == str(found)
+    assert found._repr_html_().startswith('<ul class="tapemagic-findings">')
+    odd = Finding("<b>", "y", "not_watched", "<b>: None because <script>.", "Fix.")
+    html = Findings([odd])._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "&lt;b&gt;" in html
+    assert Findings()._repr_html_() == (
+        "<p>No None gradient: every gradient asked for has a path to its target.</p>"
+    )
+
+
+def test_text_summary_shows_each_finding_with_its_fix(ip):
+    _, captured = run(
+        ip,
+        "%%tape --show text --target loss --sources w,b\n"
+        "b_np = b.numpy()\n"
+        "loss = tf.reduce_sum(tf.matmul(x, w) + b_np)\n",
+    )
+    text = "\n".join(o.data["text/plain"] for o in captured.outputs)
+    lines = text.splitlines()
+    start = lines.index("Why, and what to do:")
+    assert lines[start + 1].startswith("  b: None because b was converted")
+    assert lines[start + 2] == "    -> Use b directly in tf ops."
+
+
+# -- hand-made graph models: the reasoning without the engine -----------------------
+
+TAPE = TapeInfo("tape", False, True, "answered", True)
+
+
+def model(lines, values, ops, gradients, **more) -> Graph:
+    return Graph(TAPE, Cell("In[2]", None, tuple(lines)), values=values, ops=ops,
+                 gradients=gradients, **more)  # fmt: skip
+
+
+def value(i, origin="op", dtype="float32", line=None, op=None, **more) -> Value:
+    return Value(f"t{i}", origin, (), dtype, dtype.startswith("float"), line, op,
+                 **more)  # fmt: skip
+
+
+def node(i, name, inputs, outputs, line, recorded=True, state="recording", **more):
+    differentiable = more.pop("differentiable", True)
+    return OpNode(f"op{i}", i * 10, name, inputs, outputs, differentiable,
+                  recorded, line, state, **more)  # fmt: skip
+
+
+def request(targets, sources, results, seq=1000, **more) -> GradientRequest:
+    return GradientRequest("g1", seq, "gradient", 0, targets, sources,
+                           tuple(results), line=more.pop("line", 9),
+                           here=more.pop("here", True), **more)  # fmt: skip
+
+
+def test_model_escape_link_names_the_copy():
+    lines = ("%%tape", "b_np = b.numpy()", "loss = w * b_np")
+    graph = model(
+        lines,
+        values=(
+            value(1, "variable", line=3, names=("w",), variable="w:0", trainable=True),
+            value(2, "variable", names=("b",), variable="b:0", trainable=True),
+            value(3, "numpy", line=3, python_type="float32", escape="e1"),
+            value(4, line=3, op="op1", names=("loss",)),
+        ),
+        ops=(node(1, "multiply", ("t1", "t3"), ("t4",), 3),),
+        gradients=(
+            request(("t4",), ("t1", "t2"), [
+                GradientResult("t1", False, (), "float32", "2."),
+                GradientResult("t2", True),
+            ]),
+        ),
+        escapes=(Escape("e1", 5, "t2", "numpy", 2, "recording"),),
+        reads=(Read(8, "t1", 3, "recording"),),
+    )  # fmt: skip
+    (finding,) = diagnose(graph)
+    assert (finding.source, finding.cause, finding.line, finding.op) == (
+        "b",
+        "numpy_copy",
+        2,
+        None,
+    )
+    assert finding.code == "b_np = b.numpy()"
+    assert finding.target == "loss" and finding.target_id == "t4"
+    # The model alone, through JSON and back, gives the same answer.
+    again = Graph.from_json(json.dumps(graph.to_dict()))
+    assert diagnose(again) == (finding,)
+
+
+def test_model_unrecorded_nothing_watched_and_by_name_prediction():
+    lines = ("%%tape", "c = tf.constant(2.0)", "y = c * c")
+    graph = model(
+        lines,
+        values=(value(1, "constant", names=("c",)),
+                value(2, line=3, op="op1", names=("y",))),
+        ops=(node(1, "multiply", ("t1", "t1"), ("t2",), 3, recorded=False),),
+        gradients=(),
+    )  # fmt: skip
+    assert diagnose(graph) == ()  # nothing asked
+    (finding,) = diagnose(graph, "y", "c")
+    assert (finding.cause, finding.line, finding.op) == ("not_watched", 3, "op1")
+    assert finding.request is None
+    assert finding.message.startswith("c: would be None because c is a constant")
+    assert diagnose(graph, "t2", ["t1"]) == (finding,)
+
+
+def test_model_assign_add_stands_in_the_delta_of_its_line():
+    lines = ("%%tape", "v.assign_add(w * 2.0)", "loss = v * 1.0")
+    graph = model(
+        lines,
+        values=(
+            value(1, "variable", line=2, names=("w",), variable="w:0", trainable=True),
+            value(2, "python", line=2, python_type="float"),
+            value(3, line=2, op="op1"),
+            value(4, "variable", line=3, names=("v",), variable="v:0", trainable=True),
+            value(5, line=3, op="op2", names=("loss",)),
+        ),
+        ops=(
+            node(1, "multiply", ("t1", "t2"), ("t3",), 2),
+            node(2, "multiply", ("t4", "t2"), ("t5",), 3),
+        ),
+        gradients=(request(("t5",), ("t1",), [GradientResult("t1", True)]),),
+        assigns=(Assign(15, "t4", None, "ndarray", 2, "recording"),),
+        reads=(Read(5, "t1", 2, "recording"), Read(25, "t4", 3, "recording")),
+    )  # fmt: skip
+    (finding,) = diagnose(graph)
+    assert (finding.cause, finding.line) == ("assign_cut", 2)
+    assert "v.assign_add(...) at line 2" in finding.message
+
+
+def test_model_nan_located_at_the_op_that_was_not_finite():
+    lines = ("%%tape", "h = tf.sqrt(x)", "l = tf.math.log(h)", "loss = l * 1.0")
+    graph = model(
+        lines,
+        values=(
+            value(1, "variable", line=2, names=("x",), variable="x:0", trainable=True),
+            value(2, line=2, op="op1", finite=True),
+            value(3, line=3, op="op2", finite=False),
+            value(4, line=4, op="op3", names=("loss",)),
+        ),
+        ops=(
+            node(1, "sqrt", ("t1",), ("t2",), 2),
+            node(2, "log", ("t2",), ("t3",), 3),
+            node(3, "multiply", ("t3",), ("t4",), 4),
+        ),
+        gradients=(request(("t4",), ("t1",),
+                           [GradientResult("t1", False, (), "float32", "nan",
+                                           nan=True)]),),
+        reads=(Read(5, "t1", 2, "recording"),),
+    )  # fmt: skip
+    (finding,) = diagnose(graph)
+    assert (finding.cause, finding.op_name, finding.line) == ("nan_gradient", "log", 3)
+    assert finding.severity == "warning"
+    assert "infinite or undefined derivative" in finding.message
+
+
+def test_model_without_a_log_is_not_diagnosed():
+    graph = Graph(TapeInfo("t", False, True, "stopped", False), Cell(None, None))
+    assert diagnose(graph) == ()
+
+
+def test_model_request_on_another_tape_names_the_asked_tape_line():
+    lines = ("%%tape --persistent", "loss = w * 2.0", "g = t2.gradient(loss, w)")
+    graph = model(
+        lines,
+        values=(
+            value(1, "variable", line=2, names=("w",), variable="w:0", trainable=True),
+            value(2, "python", line=2, python_type="float"),
+            value(3, line=2, op="op1", names=("loss",)),
+        ),
+        ops=(node(1, "multiply", ("t1", "t2"), ("t3",), 2),),
+        gradients=(GradientRequest("g1", 50, "gradient", 1, ("t3",), ("t1",),
+                                   (GradientResult("t1", True),), line=3,
+                                   here=True),),
+        reads=(Read(5, "t1", 2, "recording"),),
+    )  # fmt: skip
+    (finding,) = diagnose(graph)
+    assert (finding.cause, finding.line) == ("wrong_tape", 3)
+    assert finding.fix == "Ask that tape for the gradient: tape.gradient(loss, w)."
+
+
+def test_diagnosis_never_loads_the_engine():
+    code = (
+        "import sys, tapemagic.graph.diagnosis, tapemagic.graph\n"
+        "loaded = [m for m in sys.modules if m.startswith('tapemagic.engine')]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
