@@ -18,6 +18,8 @@ import contextlib
 import enum
 import functools
 import inspect
+import os
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -610,8 +612,19 @@ def _warn_not_floating(what: str, tensor: Any, call: str) -> None:
         f"GradientTape.{call}, got tf.{dtype}. Its gradient is None; cast it first: "
         f"tf.cast(x, tf.float32).",
         UserWarning,
-        stacklevel=4,
+        stacklevel=_user_stacklevel(),
     )
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside tapemagic: the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _as_target(value: Any, index: int, what: str = "target") -> Tensor:

@@ -537,3 +537,12 @@ def test_saves_must_name_the_vjps_arguments():
     with pytest.raises(ValueError, match="saves names"):
         defop("_bad_saves", lambda x: x, lambda g, out, x: (g,), saves=("y",))
     assert "_bad_saves" not in OP_TABLE
+
+
+def test_integer_source_warning_points_at_the_users_line():
+    count = Variable(3)
+    with GradientTape() as tape:
+        y = M.cast(count, "float32") * 2.0
+    with pytest.warns(UserWarning, match="must be floating") as record:
+        tape.gradient(y, count)
+    assert record[0].filename == __file__
