@@ -200,6 +200,9 @@ class GradientTape:
         self._explain = _explain_observer(explain, self)
         self._listening = False
         self._recording = False
+        # The tape stack of the thread that pushed the tape: it leaves that one
+        # even when a gradient is asked from another thread.
+        self._stack: list = state.tapes
         # Recorded state; None until the tape is first entered and again after a
         # non-persistent tape has answered (entering it then starts afresh).
         self._nodes: list | None = None
@@ -229,13 +232,14 @@ class GradientTape:
             )
         if self._nodes is None:
             self._start()
-        state.tapes.append(self)
+        self._stack = state.tapes
+        self._stack.append(self)
         self._recording = True
         if self._explain is not None:
             self._explain.on_tape(self, "start")
 
     def _pop(self) -> None:
-        tapes = state.tapes
+        tapes = self._stack
         for i in range(len(tapes) - 1, -1, -1):
             if tapes[i] is self:
                 del tapes[i]

@@ -594,6 +594,11 @@ def _default_array(value: Any) -> np.ndarray:
     if isinstance(value, int):
         if _INT32_MIN <= value <= _INT32_MAX:
             return np.asarray(value, np.int32)
+        if not -(2**63) <= value < 2**63:
+            raise TypeError(
+                f"Cannot convert {_short(value)} to EagerTensor of dtype int64: it is "
+                "out of its range. Use a float, e.g. float(value), or a smaller value."
+            )
         return np.asarray(value, np.int64)
     if isinstance(value, float):
         return np.asarray(value, np.float32)
@@ -679,7 +684,14 @@ def _cast_python(value: Any, array: np.ndarray, dtype: DType, what: str) -> np.n
     if not isinstance(value, (np.ndarray, np.generic)):
         # Python numbers convert straight to the target dtype: 0.1 as float64 must
         # not pass through float32 on the way.
-        return np.asarray(value, dtype=target)
+        try:
+            return np.asarray(value, dtype=target)
+        except OverflowError:
+            raise TypeError(
+                f"Cannot convert {_short(value)} to EagerTensor of dtype "
+                f"{dtype.name}: {what} is out of its range. Use a wider dtype, e.g. "
+                f"tf.cast(x, tf.int64), or a smaller value."
+            ) from None
     return array.astype(target)
 
 

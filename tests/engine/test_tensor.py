@@ -260,3 +260,20 @@ def test_format_spec_formats_the_value():
 
 def test_variable_format_spec():
     assert f"{Variable(2.5):.1f}" == "2.5"
+
+
+@pytest.mark.parametrize(
+    ("value", "dtype"), [(2**31, "int32"), (-(2**31) - 1, "int32"), (2**63, "int64")]
+)
+def test_python_int_out_of_the_tensors_range_raises_type_error(value, dtype):
+    # Regression (issue 8, found by tests/fuzz): NumPy's OverflowError escaped
+    # from `x + 2**31` on an int32 tensor; TensorFlow raises TypeError.
+    x = constant(np.zeros(2, dtype))
+    with pytest.raises(
+        TypeError, match=f"Cannot convert {value} to EagerTensor of dtype {dtype}"
+    ):
+        M.add(x, value)
+    with pytest.raises(TypeError, match="out of its range"):
+        constant(value, dtype=dtype)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        constant([1, value], dtype=dtype)

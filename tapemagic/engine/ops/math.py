@@ -506,7 +506,10 @@ def clip_by_value(
         InvalidArgumentError: if the bounds do not broadcast to ``t``'s shape.
     """
     t, lo, hi = convert_inputs((t, clip_value_min, clip_value_max))
-    shape = np.broadcast_shapes(t._value.shape, lo._value.shape, hi._value.shape)
+    try:
+        shape = np.broadcast_shapes(t._value.shape, lo._value.shape, hi._value.shape)
+    except ValueError:  # the bounds do not broadcast even with each other
+        shape = None
     if shape != t._value.shape:
         from ..errors import InvalidArgumentError
 

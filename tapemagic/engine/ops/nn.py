@@ -422,12 +422,13 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
 
 def _softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
     # Shift by the max: exp never overflows, and the largest term is exactly 1.
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    # initial: an empty axis gives an empty result, as in TensorFlow.
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
 def _log_softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True)
+    shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
 

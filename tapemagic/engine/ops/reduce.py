@@ -220,10 +220,16 @@ def _max_min_vjp(g, out, x, *, axes, keepdims):
 
 
 def _max_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
+    if not x.size:  # TensorFlow gives the identity: -inf, or the lowest int
+        low = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else -np.inf
+        return np.max(x, axis=axes, keepdims=keepdims, initial=low)
     return np.max(x, axis=axes, keepdims=keepdims)
 
 
 def _min_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
+    if not x.size:  # TensorFlow gives the identity: inf, or the highest int
+        high = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else np.inf
+        return np.min(x, axis=axes, keepdims=keepdims, initial=high)
     return np.min(x, axis=axes, keepdims=keepdims)
 
 
@@ -237,7 +243,8 @@ def reduce_max(
     """Maximum over ``axis`` (all axes by default).
 
     The gradient goes to the maximal elements, split evenly among ties: for
-    ``[1., 3., 3.]`` it is ``[0., .5, .5]``, as in TensorFlow.
+    ``[1., 3., 3.]`` it is ``[0., .5, .5]``, as in TensorFlow. An empty axis
+    gives -inf (the lowest value of an integer dtype), as TensorFlow does.
 
     Args:
         input_tensor: the tensor to reduce.
@@ -250,8 +257,7 @@ def reduce_max(
         The maxima, in the input's dtype.
 
     Raises:
-        InvalidArgumentError: if an axis is out of range, a reduced axis is empty,
-            or the input is bool.
+        InvalidArgumentError: if an axis is out of range, or the input is bool.
 
     Example:
         >>> reduce_max([[1.0, 5.0], [3.0, 4.0]], axis=0).numpy()
@@ -265,6 +271,9 @@ def reduce_min(
 ) -> Tensor:
     """Minimum over ``axis`` (all axes by default); ties share the gradient evenly.
 
+    An empty axis gives inf (the highest value of an integer dtype), as
+    TensorFlow does.
+
     Args:
         input_tensor: the tensor to reduce.
         axis: None (every axis), an int or a list of ints; negative counts from
@@ -276,8 +285,7 @@ def reduce_min(
         The minima, in the input's dtype.
 
     Raises:
-        InvalidArgumentError: if an axis is out of range, a reduced axis is empty,
-            or the input is bool.
+        InvalidArgumentError: if an axis is out of range, or the input is bool.
 
     Example:
         >>> reduce_min([[1.0, 5.0], [3.0, 4.0]], axis=1).numpy()

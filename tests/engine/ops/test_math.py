@@ -189,3 +189,13 @@ def test_new_math_names_are_exported_where_tensorflow_has_them():
 
     for name in ("atan2", "acosh", "asinh", "atanh"):
         assert getattr(tf, name) is getattr(tf.math, name) is getattr(M, name)
+
+
+def test_clip_by_value_bounds_that_do_not_broadcast_raise_invalid_argument():
+    # Regression (issue 8, found by tests/fuzz): bounds that do not broadcast
+    # with each other leaked NumPy's ValueError "shape mismatch: objects cannot
+    # be broadcast to a single shape" instead of the documented error.
+    with pytest.raises(
+        InvalidArgumentError, match=r"bounds \(shapes \(2,\) and \(3,\)\)"
+    ):
+        M.clip_by_value(np.zeros((2, 3)), np.zeros(2), np.ones(3))

@@ -128,6 +128,19 @@ def test_softmax_and_log_softmax_values():
         N.softmax(x, axis=2)
 
 
+def test_softmax_and_log_softmax_of_an_empty_axis_are_empty():
+    # Regression (issue 8, found by tests/fuzz): an empty axis raised NumPy's
+    # "zero-size array to reduction operation maximum"; TensorFlow returns the
+    # empty tensor, and so does its gradient.
+    x = Tensor(np.zeros((2, 0)))
+    for fn, axis in [(N.softmax, -1), (N.log_softmax, -1), (N.softmax, 0)]:
+        with GradientTape() as tape:
+            tape.watch(x)
+            y = fn(x, axis=axis)
+        assert y.shape == (2, 0)
+        assert tape.gradient(y, x).shape == (2, 0)
+
+
 def test_softmax_is_stable_at_extreme_logits():
     x = [1000.0, -1000.0, 0.0]
     assert N.softmax(x).numpy().tolist() == [1.0, 0.0, 0.0]

@@ -122,9 +122,20 @@ def test_reduce_max_tie_split_in_a_jacobian() -> None:
     np.testing.assert_array_equal(jac, want)
 
 
-def test_reduce_max_of_an_empty_axis_raises() -> None:
-    with pytest.raises(InvalidArgumentError):
-        R.reduce_max(np.zeros((2, 0)), axis=1)
+def test_reduce_max_and_min_of_an_empty_axis_give_the_identity() -> None:
+    # Regression (issue 8, found by tests/fuzz): TensorFlow returns -inf / inf
+    # (the lowest / highest int for integer dtypes) where NumPy raises.
+    empty = Tensor(np.zeros((2, 0)))
+    np.testing.assert_array_equal(R.reduce_max(empty, axis=1).numpy(), [-np.inf] * 2)
+    np.testing.assert_array_equal(R.reduce_min(empty, axis=1).numpy(), [np.inf] * 2)
+    assert R.reduce_max(empty).numpy() == -np.inf
+    assert R.reduce_max(np.zeros(0, np.int32)).numpy() == -(2**31)
+    assert R.reduce_min(np.zeros(0, np.int64)).numpy() == 2**63 - 1
+    assert R.reduce_max(np.zeros((0, 3)), axis=1).shape == (0,)
+    with GradientTape() as tape:
+        tape.watch(empty)
+        y = R.reduce_max(empty, axis=1)
+    assert tape.gradient(y, empty).shape == (2, 0)
 
 
 # -- prod --------------------------------------------------------------------------

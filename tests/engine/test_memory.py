@@ -1,0 +1,183 @@
+"""Memory in a long session: what a tape holds, and when it lets go.
+
+A notebook kernel lives for hours, so a tape must not keep arrays alive longer
+than its gradients need them: a non-persistent tape drops everything after its
+one gradient call, a persistent tape on ``del`` or ``reset()``, and a recorded
+node holds only the values its VJP reads (``saves=``). These tests count live
+objects with ``gc`` and ``weakref`` (never time or RSS; benchmarks/bench_memory.py
+measures RSS over 10,000 steps).
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import tapemagic.tf as tf
+from tapemagic.engine import GradientTape, Tensor, Variable
+from tapemagic.engine.context import state
+from tapemagic.engine.tensor import _SCALARS
+
+
+def live_tensors() -> int:
+    gc.collect()
+    return sum(1 for o in gc.get_objects() if type(o) is Tensor)
+
+
+def _intermediates(x: Tensor, w: Variable) -> tuple[Tensor, list]:
+    """A small network's forward; returns the loss and weakrefs to every array."""
+    h = tf.matmul(x, w)
+    a = tf.tanh(h)
+    e = tf.exp(a * 0.5)
+    loss = tf.reduce_mean(tf.square(e - 1.0))
+    refs = [weakref.ref(t._value) for t in (h, a, e)] + [weakref.ref(t) for t in (h, a)]
+    return loss, refs
+
+
+def _data() -> tuple[Tensor, Variable]:
+    rng = np.random.default_rng(0)
+    return Tensor(rng.standard_normal((64, 32))), Variable(rng.standard_normal((32, 8)))
+
+
+def test_a_non_persistent_tape_holds_no_arrays_after_its_gradient() -> None:
+    x, w = _data()
+    with GradientTape() as tape:
+        loss, refs = _intermediates(x, w)
+    gc.collect()
+    assert any(r() is not None for r in refs), "the tape keeps what backprop needs"
+    grad = tape.gradient(loss, w)
+    del loss
+    gc.collect()
+    assert [r() for r in refs] == [None] * len(refs)
+    assert tape._nodes is None and not tape._tracked and not tape._watched
+    assert grad.shape == (32, 8)
+
+
+def test_a_persistent_tape_releases_its_arrays_on_del() -> None:
+    x, w = _data()
+    with GradientTape(persistent=True) as tape:
+        loss, refs = _intermediates(x, w)
+    tape.gradient(loss, w)
+    tape.gradient(loss, w)
+    del loss
+    gc.collect()
+    assert any(r() is not None for r in refs), "a persistent tape keeps its record"
+    tape_ref = weakref.ref(tape)
+    del tape
+    gc.collect()
+    assert tape_ref() is None
+    assert [r() for r in refs] == [None] * len(refs)
+
+
+def test_a_persistent_tape_releases_its_arrays_on_reset() -> None:
+    x, w = _data()
+    with GradientTape(persistent=True) as tape:
+        loss, refs = _intermediates(x, w)
+        del loss
+        tape.reset()
+        gc.collect()
+        assert [r() for r in refs] == [None] * len(refs)
+        assert tape._nodes == []
+        # and it records afresh: a variable read after the reset is watched again
+        y = tf.reduce_sum(w * 2.0)
+    np.testing.assert_array_equal(tape.gradient(y, w).numpy(), np.full((32, 8), 2.0))
+
+
+def test_a_tape_that_raised_inside_its_block_is_garbage() -> None:
+    # A cell that fails half way leaves nothing on the stack and nothing alive.
+    x, w = _data()
+    tape = GradientTape(persistent=True)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        with tape:
+            loss, refs = _intermediates(x, w)
+            tf.matmul(loss, w)  # a scalar is not a matrix
+    assert state.tapes == []
+    tape_ref = weakref.ref(tape)
+    del tape, loss
+    gc.collect()
+    assert tape_ref() is None
+    assert [r() for r in refs] == [None] * len(refs)
+
+
+def test_recorded_nodes_keep_only_what_their_vjps_read() -> None:
+    # add, reduce_sum and reshape save nothing: a live persistent tape does not
+    # keep their outputs alive once the user drops them (TensorFlow's
+    # OpGradientDoesntRequireInputIndices); tanh keeps its output, not its input.
+    x = Variable(np.linspace(-1.0, 1.0, 12))
+    with GradientTape(persistent=True) as tape:
+        s = x + 1.0
+        r = tf.reshape(s, (3, 4))
+        t = tf.tanh(r)
+        u = t + 2.0
+        y = tf.reduce_sum(u)
+    s_value, r_value, u_value = (weakref.ref(v._value) for v in (s, r, u))
+    t_value = weakref.ref(t._value)
+    del s, r, t, u
+    gc.collect()
+    assert (s_value(), r_value(), u_value()) == (None, None, None)
+    assert t_value() is not None  # tanh's VJP reads its output
+    want = 1.0 - np.tanh(np.linspace(-1.0, 1.0, 12) + 1.0) ** 2
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
+
+
+def test_a_jacobian_frees_the_non_persistent_tape() -> None:
+    x, w = _data()
+    with GradientTape() as tape:
+        h = tf.tanh(tf.matmul(x[:4], w))
+    ref = weakref.ref(h._value)
+    jac = tape.jacobian(h, w)
+    del h
+    gc.collect()
+    assert ref() is None and tape._nodes is None
+    assert jac.shape == (4, 8, 32, 8)
+
+
+def test_300_training_steps_do_not_grow_the_number_of_live_tensors() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((256, 16)).astype(np.float32)
+    y = rng.integers(0, 4, 256).astype(np.int32)
+    model = tf.keras.Sequential(
+        [tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(4)]
+    )
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    optimizer = tf.keras.optimizers.Adam(1e-2)
+
+    def step(i: int) -> float:
+        batch = slice((i * 32) % 256, (i * 32) % 256 + 32)
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y[batch], model(x[batch]))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return float(loss)
+
+    first = [step(i) for i in range(50)]
+    warm = live_tensors()
+    last = [step(i) for i in range(50, 300)]
+    # Generous: a leak of one tensor per step would add 250.
+    assert live_tensors() <= warm + 20
+    assert np.mean(last[-50:]) < np.mean(first[:10])  # and it did train
+    assert state.tapes == []
+
+
+def test_python_number_cache_is_bounded() -> None:
+    # Python numbers in ops share cached tensors; a loop over fresh numbers
+    # (a learning-rate schedule, say) must not grow the cache without bound.
+    x = Tensor(np.ones(3))
+    for i in range(6000):
+        x * (1.0 + i * 1e-7)
+    assert len(_SCALARS) <= 4096
+
+
+def test_reading_and_assigning_a_variable_in_a_loop_does_not_grow() -> None:
+    v = Variable(np.zeros(1000))
+    for _ in range(20):
+        v.assign_add(np.ones(1000))
+    warm = live_tensors()
+    for _ in range(500):
+        with GradientTape() as tape:
+            loss = tf.reduce_sum(v * v)
+        v.assign_sub(0.001 * tape.gradient(loss, v))
+    assert live_tensors() <= warm + 5
