@@ -476,10 +476,11 @@ HIGHER = [
     """),
     md("""
     Here the outer tape is a `%%tape` cell. The drawing shows the forward
-    operation, `y = x**3`. The outer tape also recorded the operations of the
-    inner tape's backward pass (the note above the drawing counts them as run
-    while computing gradients): they are the path from `x` to `dy_dx` that
-    `--target dy_dx --sources x` differentiates.
+    operation, `y = x**3`, and the inner tape's backward pass as one box,
+    `∂y/∂x`: the outer tape recorded its operations, and they are the path from
+    `x` to `dy_dx` that `--target dy_dx --sources x` differentiates (tick
+    "expand gradient calls" to see them one by one). `y` is the inner tape's
+    target, so here it is drawn as an ordinary value.
     """),
     code("""
     %%tape --target dy_dx --sources x

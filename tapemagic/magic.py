@@ -42,6 +42,8 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from .engine import nest
+from .engine.backprop import sweep_observers
+from .engine.context import state
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
 from .graph.findings import Finding
@@ -105,25 +107,53 @@ class TapeView:
         return TapeWidget(graph, find_problems(graph))
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
+        # Showing a tape never breaks a cell: a failing renderer falls back to
+        # the text view, a failing text view to the tape's repr, with one line
+        # saying why.
         if self.show == "none":
             return {}
-        graph = self.graph
-        text = render_text(graph)
+        try:
+            graph = self.graph
+            text = render_text(graph)
+        except Exception as err:
+            note = _view_failed(err, "the view of this tape", "the tape's repr")
+            return {"text/plain": f"{note}\n{self.tape!r}"}
         if self.show == "text" or not _rich_frontend():
             return {"text/plain": text}
-        from .viz.widget import TapeWidget, static_html
-
-        findings = find_problems(graph)
-        widget = TapeWidget(graph, findings)
-        bundle = dict(widget._repr_mimebundle_() or {})
-        # Viewers without a kernel (nbconvert, GitHub) show the static HTML:
-        # the same SVG and tables; terminals and logs get the text.
-        bundle["text/html"] = static_html(graph, findings, widget.graph_part)
-        bundle["text/plain"] = text
-        return bundle
+        try:
+            return _rich_bundle(graph, text)
+        except Exception as err:
+            note = _view_failed(err, "the graph view", "the text view")
+            return {"text/plain": f"{note}\n{text}"}
 
     def __repr__(self) -> str:
         return self.text()
+
+
+def _rich_bundle(graph: Graph, text: str) -> dict:
+    """The widget, its static HTML and the text, for a notebook."""
+    from .viz.widget import TapeWidget, static_html
+
+    findings = find_problems(graph)
+    widget = TapeWidget(graph, findings)
+    bundle = dict(widget._repr_mimebundle_() or {})
+    # Viewers without a kernel (nbconvert, GitHub) show the static HTML: the
+    # same SVG and tables; terminals and logs get the text.
+    bundle["text/html"] = static_html(graph, findings, widget.graph_part)
+    bundle["text/plain"] = text
+    return bundle
+
+
+def _view_failed(err: Exception, what: str, instead: str) -> str:
+    """The one line that says a view failed and what is shown instead."""
+    reason = f"{type(err).__name__}: {_one_line(err)}"
+    reason = reason if len(reason) <= 200 else reason[:197] + "..."
+    if isinstance(err, ImportError):
+        return (
+            f"tapemagic: {what} needs ipywidgets and graphviz ({reason}); "
+            f"pip install ipywidgets graphviz. Here is {instead}."
+        )
+    return f"tapemagic: {what} failed ({reason}); here is {instead}."
 
 
 @magics_class
@@ -346,7 +376,13 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
             is bound all the same.
     """
     __tracebackhide__ = True
-    args = parse_argstring(TapeMagics.tape, line)
+    try:
+        args = parse_argstring(TapeMagics.tape, line)
+    except ValueError as err:  # shlex: an unclosed quote or a trailing backslash
+        raise UsageError(
+            f"%%tape options {line!r}: {_one_line(err).lower()}. Quote an option "
+            'that has spaces, e.g. --sources "w, b".'
+        ) from None
     if args.quiet:
         args.show = "none"
     for option, value in (("--name", args.name), ("--out", args.out)):
@@ -357,6 +393,11 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
         raise UsageError(
             f"{missing} is missing: give both --target EXPR and --sources NAMES to "
             "compute gradients, or neither."
+        )
+    if args.target is not None and args.out == args.name:
+        raise UsageError(
+            f"--name and --out are both {args.name!r}: the gradients would replace "
+            "the tape. Give --out another name."
         )
     ns = shell.user_ns
     watch = [
@@ -385,6 +426,7 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
                 exec(code, shell.user_global_ns, ns)
     except BaseException as err:  # KeyboardInterrupt too: the tape is still bound
         error = err
+    _detach(log)
     ns[args.name] = tape
     after = _tensor_names(ns)
     after.update((key, ns[key]) for key in before if key in ns and key not in after)
@@ -402,9 +444,20 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
 
     gradients = None
     if args.target is not None:
-        gradients = _gradients(shell, tape, log, args)
+        try:
+            gradients = _gradients(shell, tape, log, args)
+        finally:
+            _detach(log)
         ns[args.out] = gradients
     return TapeView(tape, args.name, gradients, show=args.show)
+
+
+def _detach(log: ExplainLog) -> None:
+    """Take the cell's log off the observer lists, where a gradient that a
+    KeyboardInterrupt stopped half-way leaves it (every later backward sweep
+    in the kernel would feed it)."""
+    for observers in (state.observers, sweep_observers.observers):
+        observers[:] = [o for o in observers if o is not log]
 
 
 def _split(text: str) -> list[str]:
@@ -453,7 +506,7 @@ def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
         ) from None
     for leaf in nest.flatten(value):
         if not isinstance(leaf, (Tensor, Variable)):
-            shown = repr(leaf)
+            shown = " ".join(repr(leaf).split())  # an array's repr has newlines
             shown = shown if len(shown) <= 40 else shown[:37] + "..."
             raise UsageError(
                 f"{option} {text!r} is {shown} of type {type(leaf).__name__!r}, not "

@@ -465,6 +465,60 @@ class Graph:
             return value.variable.split(":")[0]
         return value_id
 
+    # -- gradients computed inside the tape ----------------------------------
+    def nested_requests(self) -> tuple[GradientRequest, ...]:
+        """The gradient computations that are part of this tape's graph.
+
+        A gradient is computed with ordinary ops, and a recording tape records
+        those that use what it watches: that is how nested tapes give second
+        derivatives. A request's computation is part of the graph when it ran
+        ops here and was asked of another tape (``inner.gradient(y, x)`` inside
+        this tape's block), or this tape recorded some of its ops (a persistent
+        tape asked inside its own block). This tape's other answers are not.
+
+        Example:
+            >>> g = Graph(TapeInfo(None, False, True, "answered", True),
+            ...           Cell(None, None),
+            ...           ops=(OpNode("op1", 2, "multiply", ("t1", "t2"), ("t3",),
+            ...                       True, True, 4, "recording", during="g1"),),
+            ...           gradients=(GradientRequest("g1", 1, "gradient", 1,
+            ...                                      ("t4",), ("t1",), ()),))
+            >>> [r.id for r in g.nested_requests()], [o.id for o in g.graph_ops()]
+            (['g1'], ['op1'])
+        """
+        recorded: dict[str, bool] = {}
+        for op in self.ops:
+            if op.during is not None:
+                recorded[op.during] = recorded.get(op.during, False) or op.recorded
+        return tuple(
+            r
+            for r in self.gradients
+            if r.id in recorded and (r.tape != 0 or recorded[r.id])
+        )
+
+    def graph_ops(self) -> tuple[OpNode, ...]:
+        """The ops of the tape's graph, in execution order: every op run outside a
+        gradient computation, and the ops of :meth:`nested_requests`."""
+        nested = {r.id for r in self.nested_requests()}
+        return tuple(op for op in self.ops if op.during is None or op.during in nested)
+
+    def inner_targets(self) -> tuple[str, ...]:
+        """Values only other tapes' nested gradient computations were asked of
+        (``y`` of ``inner.gradient(y, x)``): targets of those tapes, not of
+        this one."""
+        inner: dict[str, None] = {}
+        own: set[str] = set()
+        nested = {r.id for r in self.nested_requests() if r.tape != 0}
+        for r in self.gradients:
+            for t in r.targets:
+                if t is None:
+                    continue
+                if r.id in nested:
+                    inner[t] = None
+                else:
+                    own.add(t)
+        return tuple(t for t in inner if t not in own)
+
     def _index(self) -> tuple[dict[str, Value], dict[str, OpNode]]:
         cached = self.__dict__.get("_cached_index")
         if cached is None:

@@ -15,7 +15,14 @@ Visual language (every colour and shape is in :data:`STYLE`):
   left the engine (``.numpy()``, ``float()``) and came back is joined to its
   origin by a dashed red "ghost" edge, so the break shows;
 - once a gradient was taken, edges can carry the cotangent's shape and norm,
-  and a step of the backward sweep colours the nodes it reached in orange.
+  and a step of the backward sweep colours the nodes it reached in orange;
+- a gradient computed inside the tape (``inner.gradient(y, x)`` under an outer
+  tape, or a persistent tape asked inside its own block) is made of ops the
+  tape recorded: it is one violet box, ``∂y/∂x`` with its call, line and op
+  count, fed by the values its ops used (dotted from the target and sources
+  it was asked of) and feeding what it computed, so the path from ``x`` to
+  ``dy_dx`` runs through it; ``expand_gradients`` draws its ops one by one in
+  a dashed box instead. Another tape's target is drawn as an ordinary value.
 
 Large tapes stay small on screen: the view keeps the source-to-target paths,
 collapses ops by cell line when they are too many, and drops the earliest
@@ -29,8 +36,10 @@ plain attributes through ``graphviz.escape``): a name like
 
 from __future__ import annotations
 
+import ast
 import html
 import math
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -83,6 +92,13 @@ STYLE: dict[str, dict[str, str]] = {
               "color": "#9ca3af", "fontcolor": "#4b5563"},
     "hidden": {"shape": "note", "style": "filled", "fillcolor": "#f8fafc",
                "color": "#cbd5e1", "fontcolor": "#475569"},
+    "gradient_call": {"shape": "box", "style": "rounded,filled",
+                      "fillcolor": "#f5f3ff", "color": "#7c3aed"},
+    "gradient_call_on_path": {"shape": "box", "style": "rounded,filled",
+                              "fillcolor": "#f5f3ff", "color": "#2563eb",
+                              "penwidth": "1.6"},
+    "gradient_cluster": {"style": "rounded,dashed", "color": "#7c3aed",
+                         "fontcolor": "#5b21b6"},
     "break": {"fillcolor": "#fee2e2", "color": "#dc2626", "penwidth": "2"},
     "warning": {"fillcolor": "#fef3c7", "color": "#d97706", "penwidth": "2"},
     "none_source": {"color": "#dc2626", "penwidth": "2"},
@@ -94,6 +110,7 @@ STYLE: dict[str, dict[str, str]] = {
     "edge_ghost": {"style": "dashed", "color": "#dc2626", "fontcolor": "#b91c1c",
                    "penwidth": "1.4"},
     "edge_step": {"color": "#ea580c", "penwidth": "2"},
+    "edge_asked": {"style": "dotted", "color": "#7c3aed", "arrowhead": "odot"},
 }  # fmt: skip
 
 _TEXT_BREAK = "#b91c1c"
@@ -125,12 +142,17 @@ class DotView:
     Attributes:
         digraph: the ``graphviz.Digraph`` (``.source`` is the DOT text).
         nodes: the DOT names of the nodes drawn, in order.
-        shown_ops: how many of the graph's forward ops the drawing includes.
-        total_ops: how many forward ops the graph has.
+        shown_ops: how many of the ops of the tape's graph (see
+            :meth:`~tapemagic.graph.model.Graph.graph_ops`) the drawing includes.
+        total_ops: how many ops the tape's graph has.
         collapsed: whether ops are grouped by cell line.
         hidden: ``(what, count)`` for everything left out.
         request: the gradient request whose values the drawing shows, if any.
         steps: that request's backward sweep, in order (see :func:`build_view`).
+        calls: the ids of the gradient computations drawn (requests whose ops
+            are part of the tape's graph).
+        call_ops: how many of the shown ops belong to them.
+        expanded: whether their ops are drawn one by one.
     """
 
     digraph: graphviz.Digraph
@@ -141,6 +163,9 @@ class DotView:
     hidden: tuple[tuple[str, int], ...] = ()
     request: GradientRequest | None = None
     steps: tuple[GradientValue, ...] = ()
+    calls: tuple[str, ...] = ()
+    call_ops: int = 0
+    expanded: bool = False
 
     @property
     def source(self) -> str:
@@ -152,6 +177,18 @@ class DotView:
         ops = f"{self.shown_ops:,} of {self.total_ops:,} op"
         ops += "" if self.total_ops == 1 else "s"
         text = f"Showing {ops}"
+        if self.calls:
+            calls = len(self.calls)
+            if self.expanded:
+                how = "one by one in its box" if calls == 1 else "in their boxes"
+            elif calls == 1:
+                how = "as one node"
+            else:
+                how = "as one node per line" if self.collapsed else "as one node each"
+            text += (
+                f" ({self.call_ops:,} of them computing "
+                f"{_counted(calls, 'gradients inside the tape')}, drawn {how})"
+            )
         if self.collapsed:
             text += f", collapsed by cell line into {len(self.nodes):,} nodes"
         text += "."
@@ -266,6 +303,7 @@ def build_view(
     max_nodes: int = MAX_NODES,
     legend: bool = True,
     rankdir: str = "TB",
+    expand_gradients: bool = False,
 ) -> DotView:
     """Decide what to draw of ``graph`` and build the ``graphviz.Digraph``.
 
@@ -284,6 +322,8 @@ def build_view(
         max_nodes: the most nodes to draw; the earliest ops are hidden past it.
         legend: add a legend of the styles used, as the graph's label.
         rankdir: ``"LR"`` (left to right) or ``"TB"``.
+        expand_gradients: draw the ops of each gradient computed inside the
+            tape one by one, in a box, instead of as one node.
 
     Returns:
         A :class:`DotView`.
@@ -315,6 +355,7 @@ def build_view(
         max_nodes,
         legend,
         rankdir,
+        expand_gradients,
     ).build()
 
 
@@ -334,16 +375,27 @@ class _Builder:
         max_nodes,
         legend,
         rankdir,
+        expand_gradients=False,
     ) -> None:
         self.graph = graph
         self.max_nodes = max(8, int(max_nodes))
         self.legend = legend
         self.rankdir = rankdir
         self.collapse = collapse
+        self.expand = bool(expand_gradients)
         self.values = {v.id: v for v in graph.values}
-        self.forward = [op for op in graph.ops if op.during is None]
-        self.backward_ops = len(graph.ops) - len(self.forward)
-        self.ops = {op.id: op for op in self.forward}
+        # The tape's graph: the forward ops, and the ops of gradients computed
+        # inside the tape (an inner tape's gradient, recorded by this one).
+        self.tape_ops = list(graph.graph_ops())
+        self.backward_ops = len(graph.ops) - len(self.tape_ops)
+        self.ops = {op.id: op for op in self.tape_ops}
+        self.all_ops = {op.id: op for op in graph.ops}
+        self.nested = {r.id: r for r in graph.nested_requests()}
+        self.calls: dict[str, list[OpNode]] = {}
+        for op in self.tape_ops:
+            if op.during is not None:
+                self.calls.setdefault(op.during, []).append(op)
+        self.inner_targets = set(graph.inner_targets())
         self.escapes = {e.id: e for e in graph.escapes}
         # A value that came back from an escape: its ghost link to the origin.
         self.ghost_of = {
@@ -359,7 +411,10 @@ class _Builder:
                 self.source_ids.append(source)
         else:
             self.picked_sources = list(self.source_ids)
-        targets = [t for t in graph.targets if t in self.values]
+        # Another tape's target (y of inner.gradient(y, x)) is not this one's.
+        targets = [
+            t for t in graph.targets if t in self.values and t not in self.inner_targets
+        ]
         if target is not None and target in self.values:
             self.picked_targets = [target]
         else:
@@ -375,16 +430,18 @@ class _Builder:
         self.gradients = gradients
         # The last cotangent each value got (a chunked jacobian sweeps twice).
         self.gvalues = {gv.value: gv for gv in self.steps}
+        self.swept = {gv.op for gv in self.steps if gv.op is not None}
         self.step = max(0, min(int(step), len(self.steps)))
         self.hidden: list[tuple[str, int]] = []
 
     # -- which ops ---------------------------------------------------------------
     def _paths(self, sources: list[str], targets: list[str]) -> tuple[set, set]:
         """Ops and values on a data-flow path (ghost links included) from a
-        source to a target."""
+        source to a target, through the ops of gradients computed inside the
+        tape too."""
         reach = set(sources)
         fwd_ops = set()
-        for op in self.forward:
+        for op in self.tape_ops:
             if any(v in reach or self.ghost_of.get(v) in reach for v in op.inputs):
                 fwd_ops.add(op.id)
                 for v in op.inputs:
@@ -393,7 +450,7 @@ class _Builder:
                 reach.update(op.outputs)
         back = set(targets)
         bwd_ops = set()
-        for op in reversed(self.forward):
+        for op in reversed(self.tape_ops):
             if any(v in back for v in op.outputs):
                 bwd_ops.add(op.id)
                 back.update(op.inputs)
@@ -405,29 +462,61 @@ class _Builder:
             self.picked_sources, self.picked_targets
         )
         self.path_ops = path_ops
-        on_path = [op for op in self.forward if op.id in path_ops]
+        on_path = [op for op in self.tape_ops if op.id in path_ops]
         if self.restricted:
             chosen = on_path
-        elif len(self.forward) + self._leaf_count(self.forward) <= self.max_nodes:
-            chosen = self.forward
+        elif self._node_count(self.tape_ops) <= self.max_nodes:
+            chosen = self.tape_ops
         else:
-            chosen = on_path or self.forward
-        off = len(self.forward) - len(chosen)
+            chosen = on_path or self.tape_ops
+        if not self.expand:
+            # A gradient computation drawn as one node stands for all its ops.
+            ids = {op.id for op in chosen}
+            calls = {op.during for op in chosen if op.during in self.calls}
+            chosen = [op for op in self.tape_ops if op.id in ids or op.during in calls]
+        off = len(self.tape_ops) - len(chosen)
         if off:
             self.hidden.append(("ops off the source-to-target paths", off))
         if self.backward_ops:
             self.hidden.append(("ops run while computing gradients", self.backward_ops))
         return chosen
 
-    def _leaf_count(self, ops: list[OpNode]) -> int:
+    def _unit(self, op: OpNode) -> str:
+        """The DOT node that draws ``op``: its own, or its gradient call's."""
+        if not self.expand and op.during in self.calls:
+            return op.during
+        return op.id
+
+    def _folded(self, v: str, op: OpNode) -> bool:
+        """Whether input ``v`` of ``op`` is folded into its gradient call's node:
+        the seeds and Python numbers a backward pass makes for itself."""
+        value = self.values[v]
+        return (
+            op.during in self.calls
+            and not self.expand
+            and value.origin in ("python", "numpy", "constant")
+            and not value.names
+            and v not in self.source_of
+        )
+
+    def _leaves(self, ops: list[OpNode]) -> set[str]:
+        """The inputs of ``ops`` drawn as their own nodes: made by no drawn op."""
         drawn = {op.id for op in ops}
         leaves = set()
         for op in ops:
             for v in op.inputs:
                 value = self.values[v]
-                if value.op is None or value.op not in drawn:
+                if (value.op is None or value.op not in drawn) and not self._folded(
+                    v, op
+                ):
                     leaves.add(v)
-        return len(leaves)
+        return leaves
+
+    def _leaf_count(self, ops: list[OpNode]) -> int:
+        return len(self._leaves(ops))
+
+    def _node_count(self, ops: list[OpNode]) -> int:
+        return len({self._unit(op) for op in ops}) + self._leaf_count(ops)
 
     # -- build -------------------------------------------------------------------
     def build(self) -> DotView:
@@ -436,9 +525,11 @@ class _Builder:
         self.targets_drawn = self._bounded(self.picked_targets, "targets not drawn")
         collapsed = self.collapse
         if collapsed is None:
-            count = len(chosen) + self._leaf_count(chosen) + len(sources)
+            count = self._node_count(chosen) + len(sources)
             collapsed = count + len(self.targets_drawn) > self.max_nodes
         self.collapsed = collapsed
+        if collapsed:
+            self.expand = False  # grouped by line: each gradient call is one node
         self.source_groups: dict[str, list[str]] = {}
         if collapsed:
             sources, self.source_groups = self._group_sources(sources)
@@ -457,7 +548,14 @@ class _Builder:
         self.classes: set[str] = set()
         self.ghosts = False
         self.edges: dict[tuple[str, str], dict[str, str]] = {}
+        self.path_edges: set[tuple[str, str]] = set()
+        # The gradient computations drawn: request id -> the ops shown, and the
+        # node drawing them when it is not the request's own (collapsed by line).
+        self.calls_drawn: dict[str, list[OpNode]] = {}
+        self.call_node_of: dict[str, str] = {}
         shown = self._draw_groups(chosen) if collapsed else self._draw_ops(chosen)
+        if self.expand:
+            self._call_boxes()
         for (tail, head), attrs in self.edges.items():
             self.dot.edge(tail, head, **attrs)
         if self.legend:
@@ -466,11 +564,14 @@ class _Builder:
             digraph=self.dot,
             nodes=tuple(self.names),
             shown_ops=shown,
-            total_ops=len(self.forward),
+            total_ops=len(self.tape_ops),
             collapsed=collapsed,
             hidden=tuple(self.hidden),
             request=self.request,
             steps=self.steps,
+            calls=tuple(self.calls_drawn),
+            call_ops=sum(len(ops) for ops in self.calls_drawn.values()),
+            expanded=self.expand,
         )
 
     def _group_sources(self, ids: list[str]) -> tuple[list[str], dict[str, list[str]]]:
@@ -552,6 +653,10 @@ class _Builder:
             pad="0.15",
             labelloc="b",
             labeljust="l",
+            # Bound dot's x-placement passes: one source feeding ~100 ops in a
+            # chain (a weight read at every step of a loop) otherwise takes dot
+            # half a minute; usual graphs converge long before the bound.
+            nslimit="5",
         )
         dot.attr(
             "node",
@@ -575,25 +680,34 @@ class _Builder:
     # -- one node per op -----------------------------------------------------------
     def _draw_ops(self, chosen: list[OpNode]) -> int:
         budget = self.max_nodes - len(self.special)
-        kept: list[OpNode] = []
+        units: dict[str, list[OpNode]] = {}
+        for op in chosen:
+            units.setdefault(self._unit(op), []).append(op)
+        kept_units: set[str] = set()
         leaves: set[str] = set()
         chosen_ids = {op.id for op in chosen}
-        # Keep the latest ops (nearest the targets) that fit, with their inputs.
-        for op in reversed(chosen):
+        # Keep the latest ops (nearest the targets) that fit, with their inputs;
+        # a gradient call drawn as one node is kept whole.
+        for name in sorted(units, key=lambda k: units[k][-1].seq, reverse=True):
             new = {
                 v
+                for op in units[name]
                 for v in op.inputs
                 if v not in self.special
                 and v not in leaves
                 and self.values[v].op not in chosen_ids
+                and not self._folded(v, op)
             }
-            if len(kept) + len(leaves) + len(new) + 1 > budget and kept:
+            if len(kept_units) + len(leaves) + len(new) + 1 > budget and kept_units:
                 break
-            kept.append(op)
+            kept_units.add(name)
             leaves |= new
-        kept.reverse()
+        kept = [op for op in chosen if self._unit(op) in kept_units]
         hidden = len(chosen) - len(kept)
         drawn = {op.id for op in kept}
+        for op in kept:
+            if op.during in self.calls:
+                self.calls_drawn.setdefault(op.during, []).append(op)
         self.value_nodes = set(self.special)
         for v in self.sources_drawn:
             self._value_node(self.values[v])
@@ -601,7 +715,11 @@ class _Builder:
             self._value_node(self.values[v])
             self.value_nodes.add(v)
         for op in kept:
-            self._op_node(op)
+            unit = self._unit(op)
+            if unit == op.id:
+                self._op_node(op)
+            elif unit not in self.names:
+                self._call_node(unit, self.calls_drawn[unit], drawn)
         for v in self.targets_drawn:
             if v not in self.sources_drawn:
                 self._value_node(self.values[v])
@@ -613,7 +731,8 @@ class _Builder:
                 self._input_edge(v, op, drawn, hidden)
             for v in op.outputs:
                 if v in self.value_nodes:
-                    self._edge(op.id, v, v, op)
+                    self._edge(self._unit(op), v, v, op)
+        self._asked_edges(lambda v: self._node_of(v, drawn))
         for v, origin in self.ghost_of.items():
             if v in self.value_nodes:
                 tail = self._node_of(origin, drawn)
@@ -626,36 +745,65 @@ class _Builder:
         if v in self.value_nodes:
             return v
         op = self.values[v].op
-        return op if op in drawn else None
+        return self._unit(self.ops[op]) if op in drawn else None
 
     def _input_edge(self, v: str, op: OpNode, drawn: set[str], hidden: int) -> None:
+        if self._folded(v, op):
+            return
+        head = self._unit(op)
         tail = self._node_of(v, drawn)
         if tail is None:
             if hidden:
-                self._edge("hidden", op.id, v, op)
+                self._edge("hidden", head, v, op)
             return
-        self._edge(tail, op.id, v, op)
+        if tail != head:  # a value passed inside one gradient call's node
+            self._edge(tail, head, v, op)
 
     def _edge(self, tail: str, head: str, v: str, op: OpNode) -> None:
         key = (tail, head)
-        if key in self.edges:
+        on_path = v in self.path_values and op.id in self.path_ops
+        # One edge per pair of nodes; one on a path wins over one that is not.
+        if key in self.edges and (key in self.path_edges or not on_path):
             return
         attrs = dict(STYLE["edge"])
-        on_path = v in self.path_values and op.id in self.path_ops
         if on_path:
             attrs.update(STYLE["edge_on_path"])
+            self.path_edges.add(key)
         producer = self.ops.get(self.values[v].op or "")
         if not op.recorded or (producer is not None and not producer.recorded):
             attrs.update(STYLE["edge_unrecorded"])
             if on_path:
                 attrs["color"] = STYLE["edge_on_path"]["color"]
-        # A cotangent flows only into recorded ops (and on to the target).
-        label = self._edge_label(v) if op.recorded else ""
+        # A cotangent flows only into the recorded ops the sweep reached (and on
+        # to the target).
+        label = self._edge_label(v) if op.id in self.swept else ""
         if label:
-            attrs["label"] = graphviz.escape(label)
+            attrs["label"] = _plain(label)
         if self.step and self._edge_reached(v, op):
             attrs.update(STYLE["edge_step"])
         self.edges[key] = attrs
+
+    def _asked_edges(self, tail_of) -> None:
+        """Dotted edges from the target and sources each gradient call was asked
+        of, where no value its ops used already joins them."""
+        for request_id, ops in self.calls_drawn.items():
+            request = self.nested[request_id]
+            node = self.call_node_of.get(request_id, request_id)
+            heads = {op.id for op in ops} if self.expand else {node}
+            head = ops[0].id if self.expand else node
+            joined = {tail for tail, h in self.edges if h in heads}
+            for v in (*request.targets, *request.sources):
+                if v is None:
+                    continue
+                tail = tail_of(v)
+                if tail is None or tail in heads or tail in joined:
+                    continue
+                joined.add(tail)
+                attrs = dict(STYLE["edge_asked"])
+                if self.expand:
+                    attrs["lhead"] = f"cluster_{request_id}"
+                self.edges[(tail, head)] = attrs
+                self.classes.add("tm-asked")
 
     def _edge_reached(self, v: str, op: OpNode) -> bool:
         gv = self.gvalues.get(v)
@@ -677,7 +825,7 @@ class _Builder:
         attrs = dict(STYLE["edge_ghost"])
         how = _ESCAPE_HOW.get(escape.how, escape.how)
         label = how + (f" line {escape.line}" if escape.line is not None else "")
-        attrs["label"] = graphviz.escape(label)
+        attrs["label"] = _plain(label)
         self.edges[(tail, v)] = attrs
         self.ghosts = True
 
@@ -691,7 +839,7 @@ class _Builder:
             name,
             label=label,
             # Lines joined by DOT's \n escape; each part escaped on its own.
-            tooltip=graphviz.nohtml(r"\n".join(graphviz.escape(t) for t in tooltip)),
+            tooltip=graphviz.nohtml(r"\n".join(_plain(t) for t in tooltip)),
             **{"class": css},
             **attrs,
         )
@@ -705,8 +853,10 @@ class _Builder:
         lines = []
         if v in self.targets_drawn and v not in self.sources_drawn:
             role, css = "target", "tm-target"
+            # Picked in the view, though another tape's gradient asked for it.
+            what = "inner target" if v in self.inner_targets else "target"
             lines.append(_bold(name))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · target"))
+            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · {what}"))
         elif source is not None and v in self.sources_drawn:
             role = "source" if source.watched else "unwatched_source"
             css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
@@ -721,7 +871,7 @@ class _Builder:
             if value.names or value.variable:
                 lines.append(_bold(name))
             else:
-                lines.append(_italic(_leaf_name(value, self.ops)))
+                lines.append(_italic(_leaf_name(value, self.all_ops)))
             lines.append(_small(f"{_shape(value.shape)} {value.dtype}"))
         attrs = dict(STYLE[role])
         status = self._source_status(v)
@@ -764,7 +914,7 @@ class _Builder:
         named = [self.graph.name_of(o) for o in op.outputs if self.values[o].names]
         head = _bold(op.op)
         if named:
-            head = html.escape(_clip(", ".join(named), 24)) + " = " + head
+            head = _escape(_clip(", ".join(named), 24)) + " = " + head
         lines.append(head)
         if len(op.outputs) == 1 and out is not None:
             value = self.values[out]
@@ -811,11 +961,143 @@ class _Builder:
             f"{count} {what} not drawn",
         )
 
+    # -- gradients computed inside the tape -------------------------------------------
+    def _call_lines(self, ops: list[OpNode]) -> list[str]:
+        """``∂y/∂x``, the cell line that asked, and what it gave: shape, dtype,
+        line and op count (and how many calls, when a line's are grouped)."""
+        calls = list(dict.fromkeys(op.during for op in ops))
+        request = self.nested[calls[0]]
+        line = ops[0].line
+        code = self.graph.cell.line(line)
+        asked = None
+        if request.here and request.line == line:
+            asked = _gradient_call(code, request.kind)
+        if asked is not None:
+            head = f"∂{asked[0]}/∂{asked[1]}"
+        else:
+            names = [self._known_name(v) for v in (*request.targets, *request.sources)]
+            if None in names or not request.targets or not request.sources:
+                head = f"{request.kind}()"
+            else:
+                ys = ", ".join(names[: len(request.targets)])
+                xs = ", ".join(names[len(request.targets) :])
+                head = f"∂{ys}/∂{xs}"
+        lines = [_bold(head)]
+        if code:
+            lines.append(_code(_clip(code.strip(), 44)))
+        results = request.results
+        if len(results) == 1 and not results[0].none:
+            meta = f"{_shape(results[0].shape)} {results[0].dtype}"
+        else:
+            meta = _counted(len(request.sources), "gradients")
+        if line is not None:
+            meta += f" · line {line}"
+        if len(calls) > 1:
+            meta += f" · {len(calls):,} calls"
+        meta += f" · {_counted(len(ops), 'ops')}"
+        if not request.here and request.where:
+            meta += f" · {request.kind}() in {request.where}"
+        lines.append(_small(meta))
+        return lines
+
+    def _known_name(self, v: str | None) -> str | None:
+        if v is None:
+            return None
+        value = self.values[v]
+        if value.names:
+            return value.names[0]
+        return value.variable.split(":")[0] if value.variable else None
+
+    def _call_node(self, name: str, ops: list[OpNode], drawn: set[str]) -> int:
+        """One node for a gradient computed inside the tape (collapsed by line:
+        for its line's gradient calls); returns how many constants it folds in."""
+        request = self.nested[ops[0].during]
+        lines = self._call_lines(ops)
+        folded = {
+            v
+            for op in ops
+            for v in op.inputs
+            if self._folded(v, op)
+            or (
+                self.collapsed
+                and v not in self.tail_of
+                and self.values[v].op not in drawn
+            )
+        }
+        if folded:
+            constants = all(
+                self.values[v].origin in ("python", "numpy", "constant") for v in folded
+            )
+            what = "constants" if constants else "unwatched inputs"
+            lines.append(_small(f"+{_counted(len(folded), what)}"))
+        ids = {op.id for op in ops}
+        role, css = "gradient_call", "tm-op tm-call"
+        if ids & self.path_ops:
+            role, css = "gradient_call_on_path", css + " tm-path"
+        attrs = dict(STYLE[role])
+        if not any(op.recorded for op in ops):
+            lines.append(_small(_why_call_unrecorded(ops)))
+            attrs.update(STYLE["unrecorded_op"])
+            css += " tm-unrecorded"
+        found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
+        if found:
+            attrs.update(STYLE["break" if _is_error(found) else "warning"])
+            lines.extend(_finding_lines(found))
+            css += " tm-break"
+        if self.current in ids:
+            attrs.update(STYLE["step_current"])
+        elif ids & self.reached:
+            attrs.update(STYLE["step_reached"])
+        if ids & self.reached:
+            css += " tm-reached"
+        code = self.graph.cell.line(ops[0].line)
+        tooltip = [f"{request.kind} ({name}): {_counted(len(ops), 'ops')}"]
+        self._add_node(
+            name,
+            _html(lines),
+            attrs,
+            css,
+            *tooltip,
+            *([code.strip()] if code else []),
+        )
+        return len(folded)
+
+    def _call_boxes(self) -> None:
+        """Expanded: a dashed box around the ops of each gradient call."""
+        if not self.calls_drawn:
+            return
+        self.dot.attr(compound="true")
+        for request_id, ops in self.calls_drawn.items():
+            with self.dot.subgraph(name=f"cluster_{request_id}") as box:
+                box.attr(
+                    label=_html(self._call_lines(self.calls[request_id])),
+                    labelloc="t",
+                    labeljust="l",
+                    **STYLE["gradient_cluster"],
+                )
+                for op in ops:
+                    box.node(op.id)
+        self.classes.add("tm-call")
+
     # -- collapsed: one node per cell line -------------------------------------------
     def _draw_groups(self, chosen: list[OpNode]) -> int:
         groups: dict[str, list[OpNode]] = {}
+        unnamed: dict[str, int] = {}
+        # The gradient calls of one line (a loop's) share one node, named after
+        # the first: gradients computed inside the tape are not mixed with the
+        # forward ops of their line.
+        call_groups: dict[int | None, str] = {}
         for op in chosen:
-            key = f"line{op.line}" if op.line is not None else f"op_{op.op}"
+            # Op names are text, never DOT ids: number the line-less groups.
+            key = (
+                f"line{op.line}"
+                if op.line is not None
+                else f"op_{unnamed.setdefault(op.op, len(unnamed) + 1)}"
+            )
+            if op.during in self.calls:
+                key = call_groups.setdefault(op.line, op.during)
+                self.call_node_of[op.during] = key
+                self.calls_drawn.setdefault(op.during, []).append(op)
             groups.setdefault(key, []).append(op)
         budget = self.max_nodes - len(self.special) - len(self.source_groups)
         order = sorted(groups, key=lambda k: groups[k][-1].seq)
@@ -824,6 +1106,10 @@ class _Builder:
         group_of = {op.id: key for key in kept_keys for op in groups[key]}
         kept_ops = [op for op in chosen if op.id in group_of]
         drawn = {op.id for op in kept_ops}
+        for request_id in list(self.calls_drawn):
+            if self.call_node_of[request_id] not in kept_keys:
+                del self.calls_drawn[request_id]
+        call_nodes = set(call_groups.values())
         self.value_nodes = set(self.special)
         for v in self.sources_drawn:
             self._value_node(self.values[v])
@@ -831,7 +1117,10 @@ class _Builder:
             self._source_group_node(name, members)
         folded = 0
         for key in kept_keys:
-            folded += self._group_node(key, groups[key], drawn)
+            if key in call_nodes:
+                self._call_node(key, groups[key], drawn)
+            else:
+                folded += self._group_node(key, groups[key], drawn)
         for v in self.targets_drawn:
             if v not in self.sources_drawn:
                 self._value_node(self.values[v])
@@ -860,6 +1149,9 @@ class _Builder:
             for v in op.outputs:
                 if v in self.value_nodes and v in self.targets_drawn:
                     self._edge(head, v, v, op)
+        self._asked_edges(
+            lambda v: self.tail_of.get(v) or group_of.get(self.values[v].op)
+        )
         consumer_of = {v: op for op in reversed(kept_ops) for v in op.inputs}
         for v, origin in self.ghost_of.items():
             producer = self.values[origin].op
@@ -874,7 +1166,7 @@ class _Builder:
     def _ghost_attrs(self, v: str) -> dict[str, str]:
         escape = self.escapes[self.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
-        attrs["label"] = graphviz.escape(_ESCAPE_HOW.get(escape.how, escape.how))
+        attrs["label"] = _plain(_ESCAPE_HOW.get(escape.how, escape.how))
         self.ghosts = True
         return attrs
 
@@ -938,6 +1230,7 @@ class _Builder:
             ("tm-watched", "source", STYLE["source"]),
             ("tm-target", "target", STYLE["target"]),
             ("tm-path", "op on a path", STYLE["op_on_path"]),
+            ("tm-call", "gradient computed in the tape", STYLE["gradient_call"]),
             ("tm-break", "path breaks here", STYLE["break"]),
             ("tm-unwatched", "source not watched", STYLE["unwatched_source"]),
             ("tm-input", "unwatched input", STYLE["input"]),
@@ -960,6 +1253,11 @@ class _Builder:
             cells.append(
                 '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#b91c1c">- - &#x25B8; '
                 "value left the engine</FONT></TD>"
+            )
+        if "tm-asked" in self.classes:
+            cells.append(
+                '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#5b21b6">&#x00B7;&#x00B7;'
+                "&#x00B7; &#x25E6; what a gradient was asked of</FONT></TD>"
             )
         if cells:
             table = '<TABLE BORDER="0" CELLSPACING="3" CELLPADDING="2"><TR>'
@@ -1014,12 +1312,56 @@ def _why_unrecorded(op: OpNode) -> str:
     return "not recorded"
 
 
+def _why_call_unrecorded(ops: list[OpNode]) -> str:
+    states = {op.tape_state for op in ops}
+    if "paused" in states:
+        return "not recorded: stop_recording"
+    if states <= {"idle", "stopped"}:
+        return "not recorded: tape not recording"
+    return "not recorded: it used nothing the tape watched"
+
+
+def _gradient_call(code: str | None, kind: str) -> tuple[str, str] | None:
+    """The target and sources texts of the one ``.<kind>(target, sources)`` call
+    on a line of code, or None."""
+    if not code:
+        return None
+    try:
+        tree = ast.parse(code.strip())
+    except SyntaxError:
+        return None
+    found = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == kind
+        ):
+            keywords = {k.arg: k.value for k in node.keywords}
+            args = list(node.args)
+            target = args[0] if args else keywords.get("target")
+            sources = (
+                args[1]
+                if len(args) > 1
+                else keywords.get("sources", keywords.get("source"))
+            )
+            if target is None or sources is None:
+                return None
+            found.append((ast.unparse(target), ast.unparse(sources)))
+    # Two such calls on one line: no telling which one this is.
+    return found[0] if len(found) == 1 else None
+
+
 def _leaf_name(value: Value, ops: dict[str, OpNode]) -> str:
     if value.origin == "python":
         return f"Python {value.python_type or 'value'}"
     if value.origin == "numpy":
         return f"NumPy {value.python_type or 'value'}"
     if value.origin == "op" and value.op in ops:
+        if ops[value.op].during is not None:
+            # Made by a gradient call whose ops the view does not draw (the
+            # tape's own answer, computed without recording).
+            return "result of a gradient call"
         return f"{ops[value.op].op} (not drawn)"
     return _ORIGIN_TEXT.get(value.origin, value.origin)
 
@@ -1062,20 +1404,54 @@ def _id_order(value_id: str) -> int:
     return int(digits) if digits else 0
 
 
+# Characters XML 1.0 forbids (and lone surrogates, which UTF-8 cannot encode):
+# in a label, dot's HTML parser rejects them; in a tooltip, the SVG would not parse.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# A backslash dot would read as an escape in a label (see _escape).
+_DOT_ESCAPES = re.compile(r"\\[NGETH\\]")
+
+
+def _printable(text: str) -> str:
+    """``text`` with each character XML forbids replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def _escape(text: str) -> str:
+    """Text for an HTML-like label; blank text shows as its repr (dot rejects a
+    label part such as ``<B></B>`` that holds no text)."""
+    if not text.strip():
+        text = repr(text)
+    escaped = html.escape(_printable(text))
+    if _DOT_ESCAPES.search(escaped):
+        # dot expands \N, \G, \E, \T and \H (node, graph, edge names) even in
+        # HTML-like labels; a doubled backslash draws one.
+        escaped = escaped.replace("\\", "\\\\")
+    if not text.replace("]", "").strip():
+        # dot's HTML lexer rejects a part that is only "]" or "]]" (after
+        # whitespace); the character reference draws the same bracket.
+        escaped = escaped.replace("]", "&#93;")
+    return escaped
+
+
+def _plain(text: str) -> str:
+    """Text for a quoted DOT string: dot reads ``&name;`` entities there too."""
+    return graphviz.escape(_printable(text).replace("&", "&amp;"))
+
+
 def _bold(text: str) -> str:
-    return f"<B>{html.escape(_clip(text, 32))}</B>"
+    return f"<B>{_escape(_clip(text, 32))}</B>"
 
 
 def _italic(text: str) -> str:
-    return f"<I>{html.escape(_clip(text, 32))}</I>"
+    return f"<I>{_escape(_clip(text, 32))}</I>"
 
 
 def _small(text: str, colour: str = _TEXT_DIM) -> str:
-    return f'<FONT POINT-SIZE="8" COLOR="{colour}">{html.escape(text)}</FONT>'
+    return f'<FONT POINT-SIZE="8" COLOR="{colour}">{_escape(text)}</FONT>'
 
 
 def _code(text: str) -> str:
-    return f'<FONT FACE="{_MONO}" POINT-SIZE="8">{html.escape(text)}</FONT>'
+    return f'<FONT FACE="{_MONO}" POINT-SIZE="8">{_escape(text)}</FONT>'
 
 
 def _html(lines: list[str]) -> str:

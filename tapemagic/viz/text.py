@@ -1,8 +1,10 @@
 """The graph model as plain text: terminals, logs, and notebooks without ``dot``.
 
 It states the facts a ``%%tape`` cell shows: how many ops ran and how many the
-tape recorded, which sources it watched and how, which gradients were asked for,
-which came back ``None``, and why (the diagnosis's findings, each with its fix).
+tape recorded, which gradients were computed inside the tape (an inner tape's
+``gradient`` under this one: its ops are part of this tape's graph), which
+sources it watched and how, which gradients were asked for, which came back
+``None``, and why (the diagnosis's findings, each with its fix).
 """
 
 from __future__ import annotations
@@ -82,6 +84,21 @@ def _request_lines(graph: Graph, request: GradientRequest) -> list[str]:
     return lines
 
 
+def _call_text(graph: Graph, request: GradientRequest) -> str:
+    """``dy_dx = inner.gradient(y, x) at line 4: 4 ops, 2 recorded``."""
+    ops = [op for op in graph.ops if op.during == request.id]
+    line = ops[0].line
+    code = graph.cell.line(line)
+    if code is None:
+        code = (
+            f"{request.kind}({_names(graph, request.targets)}, "
+            f"{_names(graph, request.sources)})"
+        )
+    recorded = sum(op.recorded for op in ops)
+    count = f"{len(ops)} op{'s' if len(ops) != 1 else ''}"
+    return f"{code.strip()}{_where(line)}: {count}, {recorded} recorded"
+
+
 def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
     """Summarise a graph model in a few plain lines.
 
@@ -112,7 +129,8 @@ def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
         head += f" from {graph.cell.label}"
     lines = [head]
 
-    forward = [op for op in graph.ops if op.during is None]
+    # The tape's graph: forward ops and those of gradients computed inside it.
+    forward = list(graph.graph_ops())
     recorded = [op for op in forward if op.recorded]
     if not recorded:
         if not forward:
@@ -128,7 +146,7 @@ def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
         if tape.explained:
             ops += f", of {len(forward)} that ran"
         lines.append(ops + ".")
-    unrecorded = [op for op in forward if not op.recorded]
+    unrecorded = [op for op in forward if not op.recorded and op.during is None]
     if recorded and unrecorded:
         shown = ", ".join(
             f"{op.op}{_where(op.line)}" for op in unrecorded[:_UNRECORDED_SHOWN]
@@ -137,6 +155,10 @@ def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
         lines.append(
             "  not recorded: " + shown + (f", and {more} more" if more > 0 else "")
         )
+    nested = graph.nested_requests()
+    if nested:
+        lines.append("Gradients computed inside the tape (their ops are in its graph):")
+        lines.extend(f"  {_call_text(graph, request)}" for request in nested)
 
     watched = [s for s in graph.sources if s.watched]
     if watched:

@@ -118,7 +118,8 @@ def header_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
         parts.append("watch_accessed_variables=False")
     if graph.cell.label:
         parts.append(f"from {graph.cell.label}")
-    forward = [op for op in graph.ops if op.during is None]
+    # The tape's graph: forward ops and those of gradients computed inside it.
+    forward = graph.graph_ops()
     recorded = sum(op.recorded for op in forward)
     parts.append(f"{recorded} of {len(forward)} ops recorded")
     nones = sum(r.none for g in graph.gradients for r in g.results)
@@ -347,6 +348,8 @@ def graph_html(
             return notes + _fallback_html(graph, findings, INSTALL_HINT)
         except graphviz.CalledProcessError as err:
             return notes + _fallback_html(graph, findings, _dot_failed(err))
+        except Exception as err:  # any other failure of the drawing: the text view
+            return notes + _fallback_html(graph, findings, _draw_failed(err))
     return (
         notes
         + '<div class="tapemagic-graph" style="overflow:auto;max-height:720px">'
@@ -366,6 +369,12 @@ def _dot_failed(err: BaseException) -> str:
     text = " ".join(str(err).split())
     text = text if len(text) <= 200 else text[:197] + "..."
     return f"Graphviz's dot could not draw this tape ({text}); here is the text view."
+
+
+def _draw_failed(err: BaseException) -> str:
+    text = " ".join(f"{type(err).__name__}: {err}".split())
+    text = text if len(text) <= 200 else text[:197] + "..."
+    return f"The graph could not be drawn ({text}); here is the text view."
 
 
 def _fallback_html(graph: Graph, findings: tuple[Finding, ...], reason: str) -> str:
@@ -441,7 +450,11 @@ class TapeWidget(widgets.VBox):
         self._busy = False
         self._collapse_auto = True
 
-        targets = [(graph.name_of(t), t) for t in graph.targets]
+        inner = set(graph.inner_targets())
+        targets = [
+            (graph.name_of(t) + (" (inner target)" if t in inner else ""), t)
+            for t in graph.targets
+        ]
         sources = [(graph.name_of(s.value), s.value) for s in graph.sources]
         self._header = widgets.HTML(header_html(graph, self.findings))
         self._target = widgets.Dropdown(
@@ -463,6 +476,10 @@ class TapeWidget(widgets.VBox):
         self._edge_gradients = widgets.Checkbox(
             value=True, description="gradients on edges", indent=False
         )
+        # A gradient computed inside the tape is one node; this shows its ops.
+        self._expand = widgets.Checkbox(
+            value=False, description="expand gradient calls", indent=False
+        )
         self._step = widgets.IntSlider(
             value=0, min=0, max=0, description="backward", continuous_update=True
         )
@@ -477,6 +494,8 @@ class TapeWidget(widgets.VBox):
         controls = widgets.HBox(
             [self._target, self._source, self._collapse, self._edge_gradients]
         )
+        if graph.nested_requests():
+            controls.children = (*controls.children, self._expand)
         replay = widgets.HBox([self._step, self._step_text])
         nones = sum(r.none for g in graph.gradients for r in g.results)
         self._tabs = widgets.Tab(
@@ -498,6 +517,7 @@ class TapeWidget(widgets.VBox):
         self._source.observe(self._on_source_change, names="value")
         self._collapse.observe(self._on_collapse_change, names="value")
         self._edge_gradients.observe(self._on_edge_gradients_change, names="value")
+        self._expand.observe(self._on_expand_change, names="value")
         self._step.observe(self._on_step_change, names="value")
 
     # -- handlers: each ends in the one _render() ------------------------------
@@ -513,6 +533,9 @@ class TapeWidget(widgets.VBox):
         self._render()
 
     def _on_edge_gradients_change(self, change: dict) -> None:
+        self._render()
+
+    def _on_expand_change(self, change: dict) -> None:
         self._render()
 
     def _on_step_change(self, change: dict) -> None:
@@ -535,7 +558,12 @@ class TapeWidget(widgets.VBox):
             return
         try:
             self._draw()
-        except Exception:
+        except Exception as err:
+            # The graph tab falls back to the text view; the details go below.
+            self.graph_part = _fallback_html(
+                self.graph, self.findings, _draw_failed(err)
+            )
+            self._graph.value = self.graph_part
             self._out.outputs = ()
             self._out.append_stderr(
                 "tapemagic could not redraw the view:\n" + traceback.format_exc()
@@ -550,6 +578,7 @@ class TapeWidget(widgets.VBox):
             source=self._source.value or None,
             collapse=collapse,
             gradients=self._edge_gradients.value,
+            expand_gradients=self._expand.value,
             step=self._step.value,
             max_nodes=self.max_nodes,
         )
@@ -564,6 +593,8 @@ class TapeWidget(widgets.VBox):
                 reason = INSTALL_HINT
             except graphviz.CalledProcessError as err:
                 reason = _dot_failed(err)
+            except Exception as err:  # any other failure of the drawing
+                reason = _draw_failed(err)
             else:
                 if len(self._svgs) >= _SVG_CACHE:
                     del self._svgs[next(iter(self._svgs))]
@@ -604,11 +635,20 @@ class TapeWidget(widgets.VBox):
         else:
             op = graph.op(gv.op)
             where = f" at line {op.line}" if op.line is not None else ""
-            text = (
-                f"Step {k} of {len(steps)}: the cotangent of "
-                f"<b>{_e(graph.name_of(gv.value))}</b> ({_e(what)}) arrives at "
-                f"<b>{_e(op.op)}</b>{_e(where)}."
-            )
+            if op.during is not None:
+                where += " (inside a gradient computed in the tape)"
+            name = graph.name_of(gv.value)
+            if name == gv.value:  # no user name: never show an internal id
+                text = (
+                    f"Step {k} of {len(steps)}: <b>{_e(op.op)}</b>{_e(where)} gets "
+                    f"the cotangent of its output ({_e(what)})."
+                )
+            else:
+                text = (
+                    f"Step {k} of {len(steps)}: the cotangent of "
+                    f"<b>{_e(name)}</b> ({_e(what)}) arrives at "
+                    f"<b>{_e(op.op)}</b>{_e(where)}."
+                )
         return f'<span class="tapemagic-step">{text}</span>'
 
 

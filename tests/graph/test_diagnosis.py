@@ -961,3 +961,106 @@ def test_diagnosis_never_loads_the_engine():
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# -- higher-order cells: no false alarm ----------------------------------------------
+#
+# A gradient computed inside the tape is made of ops the tape records; the
+# gradients of those gradients come out right, and nothing is flagged.
+
+ROSENBROCK = (
+    "def rosenbrock(p):\n"
+    "    return (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2\n"
+    "p = tf.Variable([-1.2, 1.0], dtype=tf.float64, name='p')"
+)
+# The Hessian of Rosenbrock's function at (-1.2, 1), by hand:
+# [[2 - 400 (y - x²) + 800 x², -400 x], [-400 x, 200]].
+ROSENBROCK_HESSIAN = np.array([[1330.0, 480.0], [480.0, 200.0]])
+SCALAR_X = "x = tf.Variable(2.0, name='x')"
+# y = x**3 on a batch of two rows: the inner batch_jacobian is diag(3x²) per
+# row, the outer one 6x on the diagonal of the diagonal.
+BATCH_X = np.array([[1.0, 2.0], [3.0, 4.0]])
+BATCH_HESSIAN = np.einsum("bi,ij,ik->bijk", 6.0 * BATCH_X, np.eye(2), np.eye(2))
+
+HIGHER_ORDER = {
+    "nested": (
+        [SCALAR_X,
+         "%%tape --target dy_dx --sources x\n"
+         "with tf.GradientTape() as inner:\n    y = x**3\n"
+         "dy_dx = inner.gradient(y, x)"],
+        "tape", [("dy_dx", "x"), ("y", "x")], "grads", 12.0,  # 6x
+    ),
+    "nested_watched_constant": (
+        ["c = tf.constant(2.0)",
+         "%%tape --target dc --sources c\ntape.watch(c)\n"
+         "with tf.GradientTape() as inner:\n    inner.watch(c)\n    z = c**3\n"
+         "dc = inner.gradient(z, c)"],
+        "tape", [("dc", "c")], "grads", 12.0,  # 6c
+    ),
+    "hessian": (
+        [ROSENBROCK,
+         "%%tape --name outer\nwith tf.GradientTape() as inner:\n"
+         "    f = rosenbrock(p)\ng = inner.gradient(f, p)",
+         "H = outer.jacobian(g, p)"],
+        "outer", [("g", "p"), ("f", "p")], "H", ROSENBROCK_HESSIAN,
+    ),
+    "third_derivative": (
+        [SCALAR_X,
+         "%%tape --target d2 --sources x\n"
+         "with tf.GradientTape() as t2:\n"
+         "    with tf.GradientTape() as t1:\n        y = x**4\n"
+         "    d1 = t1.gradient(y, x)\n"
+         "d2 = t2.gradient(d1, x)"],
+        "tape", [("d2", "x"), ("d1", "x"), ("y", "x")], "grads", 48.0,  # 24x
+    ),
+    "persistent_own_gradient": (
+        [SCALAR_X,
+         "%%tape --persistent --target dy_dx --sources x\ny = x**3\n"
+         "dy_dx = tape.gradient(y, x)"],
+        "tape", [("dy_dx", "x"), ("y", "x")], "grads", 12.0,  # 6x
+    ),
+    "persistent_own_hessian": (
+        ["v = tf.Variable([1.0, 2.0], name='v')",
+         "%%tape --persistent\ns = tf.reduce_sum(v**3)\ngv = tape.gradient(s, v)\n"
+         "H = tape.jacobian(gv, v)"],
+        "tape", [("gv", "v"), ("H", "v")], "H", [[6.0, 0.0], [0.0, 12.0]],
+    ),
+    "batch_jacobians": (
+        ["xb = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name='xb')",
+         "%%tape --persistent\nwith tf.GradientTape() as inner:\n    yb = xb**3\n"
+         "J = inner.batch_jacobian(yb, xb)\nH = tape.batch_jacobian(J, xb)"],
+        "tape", [("J", "xb")], "H", BATCH_HESSIAN,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(HIGHER_ORDER))
+def test_higher_order_cells_have_no_finding(ip, name):
+    cells, tape, pairs, result, expected = HIGHER_ORDER[name]
+    run_all(ip, cells)
+    np.testing.assert_allclose(ip.user_ns[result].numpy(), expected, rtol=1e-6)
+    assert list(explain(ip, f"{tape}.explain()")) == []
+    for target, source in pairs:
+        # Asked already, or predicted on the tape itself: connected either way.
+        assert list(explain(ip, f"{tape}.explain({target}, {source})")) == [], target
+    assert_no_none_gradients(ip.user_ns[tape])
+    # What the %%tape view draws: the diagnosis of the whole model.
+    assert diagnose(graph_from_tape(ip.user_ns[tape])) == ()
+
+
+def test_the_gradient_of_a_constant_inner_gradient_is_still_explained(ip):
+    # d/dx (3x) = 3 whatever x is: the inner gradient's ops never use x, so the
+    # outer gradient is None, as in TensorFlow, and says so.
+    run_all(
+        ip,
+        [
+            SCALAR_X,
+            "%%tape --target dy_dx --sources x\n"
+            "with tf.GradientTape() as inner:\n    y = 3.0 * x\n"
+            "dy_dx = inner.gradient(y, x)",
+        ],
+    )
+    assert ip.user_ns["grads"] is None
+    (finding,) = explain(ip)
+    assert (finding.source, finding.cause, finding.line) == ("x", "not_connected", 4)
+    assert "dy_dx" in finding.message and "does not depend on x" in finding.message

@@ -195,3 +195,52 @@ def test_from_dict_refuses_other_versions_and_unknown_fields():
         Graph.from_dict(data)
     with pytest.raises(ValueError, match="Expected a list"):
         Graph.from_dict({**make_graph().to_dict(), "ops": "op1"})
+
+
+def _request(id_: str, tape: int, targets: tuple, sources: tuple) -> GradientRequest:
+    return GradientRequest(id_, int(id_[1:]) * 10, "gradient", tape, targets,
+                           sources, ())  # fmt: skip
+
+
+def _op(n: int, recorded: bool, during: str | None) -> OpNode:
+    return OpNode(f"op{n}", n, "multiply", ("t1",), (f"t{n + 1}",), True, recorded,
+                  n, "recording", during)  # fmt: skip
+
+
+def test_nested_requests_are_the_gradients_computed_inside_the_tape():
+    g = Graph(
+        TapeInfo("tape", True, True, "stopped", True),
+        Cell(None, None),
+        ops=(
+            _op(1, True, None),  # y = x * ..., forward
+            _op(2, True, "g1"),  # inner.gradient(y, x): recorded here
+            _op(3, False, "g1"),
+            _op(4, False, "g2"),  # other.gradient(...): ran here, not recorded
+            _op(5, True, "g3"),  # tape.gradient inside its own block (persistent)
+            _op(6, False, "g4"),  # tape.gradient, recorded nothing: its answer
+        ),
+        targets=("t2", "t9", "t3", "t7"),
+        gradients=(
+            _request("g1", 1, ("t2",), ("t1",)),
+            _request("g2", 2, ("t9",), ("t1",)),
+            _request("g3", 0, ("t3",), ("t1",)),
+            _request("g4", 0, ("t7",), ("t1",)),
+            _request("g5", 3, ("t2",), ("t1",)),  # asked of a tape that ran nothing
+        ),
+    )
+    assert [r.id for r in g.nested_requests()] == ["g1", "g2", "g3"]
+    assert [op.id for op in g.graph_ops()] == ["op1", "op2", "op3", "op4", "op5"]
+    # t2 is also the target of g5, which ran nothing here (another tape asked
+    # by mistake): only t9 is no more than an inner tape's target.
+    assert g.inner_targets() == ("t9",)
+    assert Graph.from_json(g.to_json()) == g
+
+
+def test_the_tapes_own_answer_is_not_part_of_its_graph():
+    # The %%tape magic's own request g1 ran an op after the tape stopped.
+    g = make_graph()
+    answer = OpNode("op9", 9, "ones_like", ("t6",), ("t7",), True, False, 1,
+                    "stopped", during="g1")  # fmt: skip
+    g = dataclasses.replace(g, ops=(*g.ops, answer))
+    assert g.nested_requests() == () and g.inner_targets() == ()
+    assert g.graph_ops() == g.ops[:-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -723,3 +724,301 @@ def test_collapsed_view_groups_look_alike_sources_but_not_flagged_ones():
     assert "∂ None" in nodes["t11"]["label"]
     # Not collapsed: every source is its own node.
     assert sum(1 for n in build_view(graph).nodes if n.startswith("t")) == 13
+
+
+# -- a gradient computed inside the tape (nested tapes) ----------------------------
+#
+#   1  %%tape --target dy_dx --sources x
+#   2  with tf.GradientTape() as inner:
+#   3      y = x**3
+#   4  dy_dx = inner.gradient(y, x)
+#
+# x = 1. The inner gradient 3x² runs as four ops on line 4 (pow's VJP: seed * 3,
+# 3 - 1, x ** 2, and their product); the outer tape records the two that use x,
+# so d dy_dx / dx = 6x = 6 flows x -> pow(x, 2) -> multiply -> dy_dx. In the
+# outer sweep the cotangent reaching x ** 2 is 3 (the product's other factor).
+# tests/viz/test_nested_tapes.py checks that graph_from_tape builds this model.
+
+NESTED_CELL = Cell(
+    "In[3]",
+    None,
+    (
+        "%%tape --target dy_dx --sources x",
+        "with tf.GradientTape() as inner:",
+        "    y = x**3",
+        "dy_dx = inner.gradient(y, x)",
+    ),
+)
+
+
+def nested_graph(**changes) -> Graph:
+    """The model of the nested-tape cell above, as graph_from_tape builds it."""
+    fields = dict(
+        tape=TapeInfo("tape", False, True, "answered", True),
+        cell=NESTED_CELL,
+        values=(
+            Value("t1", "variable", (), "float32", True, 3, names=("x",),
+                  variable="x:0", trainable=True),
+            Value("t2", "python", (), "float32", True, 3, python_type="int"),
+            Value("t3", "op", (), "float32", True, 3, op="op1", names=("y",)),
+            Value("t4", "constant", (), "float32", True),  # the sweep's seed
+            Value("t5", "op", (), "float32", True, 4, op="op2"),
+            Value("t6", "python", (), "float32", True, 4, python_type="int"),
+            Value("t7", "op", (), "float32", True, 4, op="op3"),
+            Value("t8", "op", (), "float32", True, 4, op="op4"),
+            Value("t9", "op", (), "float32", True, 4, op="op5", names=("dy_dx",)),
+        ),
+        ops=(
+            OpNode("op1", 2, "pow", ("t1", "t2"), ("t3",), True, True, 3,
+                   "recording", other_tapes=(1,)),
+            OpNode("op2", 6, "multiply", ("t4", "t2"), ("t5",), True, False, 4,
+                   "recording", during="g1"),
+            OpNode("op3", 7, "subtract", ("t2", "t6"), ("t7",), True, False, 4,
+                   "recording", during="g1"),
+            OpNode("op4", 8, "pow", ("t1", "t7"), ("t8",), True, True, 4,
+                   "recording", during="g1"),
+            OpNode("op5", 9, "multiply", ("t5", "t8"), ("t9",), True, True, 4,
+                   "recording", during="g1"),
+        ),
+        sources=(Source("t1", "variable", True, "accessed", 3),),
+        targets=("t3", "t9"),
+        gradients=(
+            GradientRequest(
+                "g1", 4, "gradient", 1, ("t3",), ("t1",),
+                (GradientResult("t1", False, (), "float32", "3."),),
+                where="In[3]", line=4, here=True,
+            ),
+            GradientRequest(
+                "g2", 11, "gradient", 0, ("t9",), ("t1",),
+                (GradientResult("t1", False, (), "float32", "6."),),
+                where="In[3]", line=1, here=True,
+                via="--target dy_dx --sources x",
+            ),
+        ),
+        gradient_values=(
+            GradientValue("g1", "t3", "op1", (), 1.0),
+            GradientValue("g1", "t1", None, (), 3.0),
+            GradientValue("g2", "t9", "op5", (), 1.0),
+            GradientValue("g2", "t8", "op4", (), 3.0),
+            GradientValue("g2", "t1", None, (), 6.0),
+        ),
+        previews=(Preview("t1", "1."),),
+    )  # fmt: skip
+    fields.update(changes)
+    return Graph(**fields)
+
+
+def test_a_gradient_computed_inside_the_tape_is_one_node_on_the_path():
+    view = build_view(nested_graph())
+    nodes, edges, graph_attrs = parse_dot(view.source)
+    # x, the Python 3 of x**3, y = x**3, the inner gradient, dy_dx; y is a value
+    # of this tape's graph, not one of its targets.
+    assert list(nodes) == ["t1", "t2", "op1", "g1", "t9"]
+    assert [k for k, n in nodes.items() if "tm-target" in n["class"]] == ["t9"]
+    assert [k for k, n in nodes.items() if has_style(n, "target")] == ["t9"]
+
+    call = nodes["g1"]
+    assert has_style(call, "gradient_call_on_path")
+    assert call["class"] == "tm-op tm-call tm-path"
+    assert call["label"].startswith("<<B>∂y/∂x</B><BR/>")
+    assert ">dy_dx = inner.gradient(y, x)</FONT>" in call["label"]
+    assert "scalar float32 · line 4 · 4 ops" in call["label"]
+    # The backward pass's constants are folded in: the seed, the Python 1 of
+    # 3 - 1, and the Python 3 (drawn for x**3, but not joined to the call).
+    assert "+3 constants" in call["label"]
+    assert 'tooltip="gradient (g1): 4 ops\\ndy_dx = inner.gradient(y, x)"' in (
+        view.source
+    )
+    assert has_style(nodes["op1"], "op")  # x**3 is off the path from x to dy_dx
+    assert nodes["op1"]["label"].startswith("<y = <B>pow</B>")
+
+    blue = STYLE["edge_on_path"]["color"]
+    assert set(edges) == {
+        ("t1", "op1"),
+        ("t2", "op1"),
+        ("t1", "g1"),
+        ("g1", "t9"),
+        ("op1", "g1"),
+    }
+    # The path x -> pow(x, 2) -> multiply -> dy_dx runs through the call, with
+    # the outer sweep's cotangents: 6 reaches x, 1 leaves dy_dx.
+    assert edges[("t1", "g1")] == {
+        "label": "∂ scalar norm 6",
+        "color": blue,
+        "penwidth": "1.6",
+    }
+    assert edges[("g1", "t9")]["color"] == blue
+    assert edges[("g1", "t9")]["label"] == "∂ scalar norm 1"
+    # x**3 got no cotangent in that sweep: its edges are grey and unlabelled.
+    assert edges[("t1", "op1")] == {"color": "#94a3b8"}
+    # y is what the inner gradient was asked of: a dotted edge, no data.
+    assert edges[("op1", "g1")] == STYLE["edge_asked"]
+
+    legend = graph_attrs["label"]
+    assert "gradient computed in the tape" in legend
+    assert "what a gradient was asked of" in legend
+    assert (view.calls, view.call_ops, view.expanded) == (("g1",), 4, False)
+    assert view.notes() == (
+        "Showing 5 of 5 ops (4 of them computing 1 gradient inside the tape, "
+        "drawn as one node)."
+    )
+
+
+def test_the_replay_steps_through_the_gradient_node():
+    graph = nested_graph()
+    _, steps = backward_steps(graph)
+    assert [(s.op, s.value) for s in steps] == [
+        ("op5", "t9"),
+        ("op4", "t8"),
+        (None, "t1"),
+    ]
+    for step in (1, 2):  # the outer sweep is inside the inner gradient's ops
+        nodes, edges, _ = parse_dot(build_view(graph, step=step).source)
+        assert nodes["g1"]["fillcolor"] == STYLE["step_current"]["fillcolor"]
+        assert "tm-reached" in nodes["g1"]["class"]
+        assert "tm-reached" not in nodes["t1"]["class"]
+        assert edges[("t1", "g1")]["color"] == STYLE["edge_on_path"]["color"]
+    nodes, edges, _ = parse_dot(build_view(graph, step=3).source)
+    assert nodes["t1"]["color"] == STYLE["step_current"]["color"]
+    assert nodes["g1"]["fillcolor"] == STYLE["step_reached"]["fillcolor"]
+    assert edges[("t1", "g1")]["color"] == STYLE["edge_step"]["color"]
+    assert "tm-reached" not in nodes["op1"]["class"]
+
+
+def _cluster(source: str, name: str) -> tuple[str, str]:
+    """The DOT text without the subgraph ``name``, and that subgraph's body."""
+    start = source.index(f"subgraph {name} {{")
+    end = source.index("}", start)
+    return source[:start] + source[end + 1 :], source[start:end]
+
+
+def test_expanded_the_gradient_ops_are_drawn_in_a_box():
+    view = build_view(nested_graph(), expand_gradients=True)
+    rest, box = _cluster(view.source, "cluster_g1")
+    nodes, edges, graph_attrs = parse_dot(rest)
+    assert graph_attrs["compound"] == "true"
+    assert list(nodes) == ["t1", "t2", "t4", "t6", "op1", "op2", "op3", "op4", "op5",
+                           "t9"]  # fmt: skip
+    assert re.findall(r"^\s*(op\d)$", box, re.M) == ["op2", "op3", "op4", "op5"]
+    assert "∂y/∂x" in box and "dy_dx = inner.gradient(y, x)" in box
+    assert "line 4 · 4 ops" in box and 'style="rounded,dashed"' in box
+    for op in ("op4", "op5"):
+        assert has_style(nodes[op], "op_on_path"), op
+    for op in ("op2", "op3"):  # seed * 3 and 3 - 1 use nothing the tape watched
+        assert has_style(nodes[op], "unrecorded_op"), op
+    assert nodes["op5"]["label"].startswith("<dy_dx = <B>multiply</B>")
+    blue = STYLE["edge_on_path"]["color"]
+    for edge in (("t1", "op4"), ("op4", "op5"), ("op5", "t9")):
+        assert edges[edge]["color"] == blue, edge
+    assert edges[("op4", "op5")]["label"] == "∂ scalar norm 3"
+    # y -> the box: what the inner gradient was asked of; x has a real edge.
+    assert edges[("op1", "op2")] == {**STYLE["edge_asked"], "lhead": "cluster_g1"}
+    assert not any(e[0] == "t1" and "lhead" in a for e, a in edges.items())
+    assert view.notes() == (
+        "Showing 5 of 5 ops (4 of them computing 1 gradient inside the tape, "
+        "drawn one by one in its box)."
+    )
+
+
+def test_collapsed_by_line_the_gradient_keeps_its_own_node():
+    view = build_view(nested_graph(), collapse=True, step=2)
+    nodes, edges, _ = parse_dot(view.source)
+    assert list(nodes) == ["t1", "line3", "g1", "t9"]
+    assert "∂y/∂x" in nodes["g1"]["label"] and "line 4 · 4 ops" in nodes["g1"]["label"]
+    assert nodes["g1"]["color"] == STYLE["step_current"]["color"]
+    assert set(edges) == {("t1", "line3"), ("t1", "g1"), ("g1", "t9"), ("line3", "g1")}
+    assert edges[("line3", "g1")] == STYLE["edge_asked"]
+    assert edges[("t1", "g1")]["color"] == STYLE["edge_on_path"]["color"]
+    assert view.notes().startswith(
+        "Showing 5 of 5 ops (4 of them computing 1 gradient inside the tape, drawn "
+        "as one node), collapsed by cell line into 4 nodes."
+    )
+
+
+def test_picking_the_inner_target_draws_its_path_and_marks_it():
+    view = build_view(nested_graph(), target="t3")
+    nodes, edges, _ = parse_dot(view.source)
+    assert list(nodes) == ["t1", "t2", "op1", "t3"]
+    assert has_style(nodes["t3"], "target")
+    assert "scalar float32 · inner target" in nodes["t3"]["label"]
+    assert has_style(nodes["op1"], "op_on_path")
+    assert set(edges) == {("t1", "op1"), ("t2", "op1"), ("op1", "t3")}
+    assert view.notes() == (
+        "Showing 1 of 5 ops. Hidden: 4 ops off the source-to-target paths."
+    )
+
+
+def test_a_gradient_call_the_tape_did_not_record_is_dashed():
+    # The same cell with nothing recorded on this tape (its ops only ran here,
+    # e.g. under tape.stop_recording()): the call is drawn dashed.
+    graph = nested_graph()
+    ops = tuple(
+        dataclasses.replace(op, recorded=False, tape_state="paused") for op in graph.ops
+    )
+    view = build_view(dataclasses.replace(graph, ops=ops, gradient_values=()))
+    nodes, edges, _ = parse_dot(view.source)
+    call = nodes["g1"]
+    assert has_style(call, "unrecorded_op") and "tm-unrecorded" in call["class"]
+    assert "not recorded: stop_recording" in call["label"]
+    # Still on the data-flow path, as an unrecorded forward op would be.
+    assert edges[("g1", "t9")]["style"] == "dashed"
+    assert edges[("g1", "t9")]["color"] == STYLE["edge_on_path"]["color"]
+
+
+def test_the_tapes_own_answers_stay_hidden_and_their_results_are_named():
+    # A non-persistent tape asked inside its own block stops recording first:
+    # the ops of that answer are not the tape's graph. A later op using the
+    # answer shows it as the result of a gradient call.
+    lines = ("%%tape", "loss = w * w", "step = tape.gradient(loss, w) * 0.1")
+    cell = Cell("In[5]", None, lines)
+    graph = Graph(
+        TapeInfo("tape", False, True, "answered", True),
+        cell,
+        values=(
+            Value("t1", "variable", (), "float32", True, 2, names=("w",),
+                  variable="w:0", trainable=True),
+            Value("t2", "op", (), "float32", True, 2, op="op1", names=("loss",)),
+            Value("t3", "constant", (), "float32", True),
+            Value("t4", "op", (), "float32", True, 3, op="op2"),
+            Value("t5", "op", (), "float32", True, 3, op="op3"),
+            Value("t6", "python", (), "float32", True, 3, python_type="float"),
+            Value("t7", "op", (), "float32", True, 3, op="op4", names=("step",)),
+        ),
+        ops=(
+            OpNode("op1", 2, "multiply", ("t1", "t1"), ("t2",), True, True, 2,
+                   "recording"),
+            OpNode("op2", 5, "multiply", ("t3", "t1"), ("t4",), True, False, 3,
+                   "stopped", during="g1"),
+            OpNode("op3", 6, "add_n", ("t4", "t4"), ("t5",), True, False, 3,
+                   "stopped", during="g1"),
+            OpNode("op4", 8, "multiply", ("t5", "t6"), ("t7",), True, False, 3,
+                   "stopped"),
+        ),
+        sources=(Source("t1", "variable", True, "accessed", 2),),
+        targets=("t2",),
+        gradients=(
+            GradientRequest("g1", 4, "gradient", 0, ("t2",), ("t1",),
+                            (GradientResult("t1", False, (), "float32", "2."),),
+                            where="In[5]", line=3, here=True),
+        ),
+    )  # fmt: skip
+    assert graph.nested_requests() == ()
+    view = build_view(graph)
+    nodes, _, _ = parse_dot(view.source)
+    assert "g1" not in nodes and not view.calls
+    assert "<I>result of a gradient call</I>" in nodes["t5"]["label"]
+    assert view.notes() == (
+        "Showing 2 of 2 ops. Hidden: 2 ops run while computing gradients."
+    )
+
+
+@pytest.mark.dot
+def test_the_nested_drawings_render():
+    for view in (
+        build_view(nested_graph()),
+        build_view(nested_graph(), expand_gradients=True),
+        build_view(nested_graph(), collapse=True),
+    ):
+        svg = render_svg(view)
+        assert svg.count('class="node') == len(view.nodes)
+        assert "∂y/∂x" in svg and "inner.gradient(y, x)" in svg

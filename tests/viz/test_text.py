@@ -17,6 +17,7 @@ from tapemagic.graph.model import (
     Value,
 )
 from tapemagic.viz.text import render_text
+from tests.viz.test_dot import nested_graph
 
 TAPE = TapeInfo("tape", True, True, "stopped", True)
 CELL = Cell("In[4]", None)
@@ -162,3 +163,16 @@ def test_findings_given_are_listed_with_their_fix():
         "    -> Make the input of log safe.",
     ]
     assert "Why" not in render_text(graph, findings=())
+
+
+def test_a_gradient_computed_inside_the_tape_is_counted_and_named():
+    lines = render_text(nested_graph(), ()).splitlines()
+    # x**3, and the inner gradient's four ops (pow and multiply use x).
+    assert lines[:4] == [
+        "GradientTape 'tape' (non-persistent, answered) from In[3]",
+        "Ops: 3 recorded on the tape, of 5 that ran.",
+        "Gradients computed inside the tape (their ops are in its graph):",
+        "  dy_dx = inner.gradient(y, x) at line 4: 4 ops, 2 recorded",
+    ]
+    assert "  g1: gradient(y, x) in In[3] at line 4 (on another tape, #1)" in lines
+    assert not any(line.startswith("  not recorded:") for line in lines)

@@ -24,6 +24,7 @@ from tests.viz.test_dot import (
     NUMPY_COPY,
     evil_graph,
     loop_graph,
+    nested_graph,
     parse_dot,
     small_graph,
 )
@@ -414,3 +415,60 @@ def test_the_replay_data_comes_from_the_engine_sweep():
     with pytest.raises(TypeError, match="The target must be a tensor"):
         other.gradient("not a tensor", w)
     assert sweep_observers.observers == []
+
+
+# -- a gradient computed inside the tape --------------------------------------------
+
+
+def test_nested_gradient_controls_header_and_replay():
+    w = TapeWidget(nested_graph())
+    # x**3 and the two ops of the inner gradient that use x were recorded.
+    assert "non-persistent · answered · from In[3] · 3 of 5 ops recorded" in (
+        w._header.value
+    )
+    controls = w._tabs.children[0].children[0]
+    assert list(controls.children) == [
+        w._target,
+        w._source,
+        w._collapse,
+        w._edge_gradients,
+        w._expand,
+    ]
+    assert w._expand.value is False and w._expand.description == "expand gradient calls"
+    # y is the inner tape's target: listed, and said to be.
+    assert w._target.options == (
+        ("all targets", ""),
+        ("y (inner target)", "t3"),
+        ("dy_dx", "t9"),
+    )
+    assert w.view.nodes == ("t1", "t2", "op1", "g1", "t9")
+    assert (
+        "Showing 5 of 5 ops (4 of them computing 1 gradient inside the tape, drawn "
+        "as one node)." in w._graph.value
+    )
+    w._expand.value = True
+    assert w.view.expanded and "subgraph cluster_g1" in w.view.source
+    assert {"op2", "op3", "op4", "op5"} <= set(w.view.nodes)
+    assert "drawn one by one in its box" in w._graph.value
+    w._expand.value = False
+    assert w.view.nodes == ("t1", "t2", "op1", "g1", "t9")
+    # The replay of the outer gradient walks through the inner gradient's ops.
+    assert w._step.max == 3
+    w._step.value = 2
+    assert w._step_text.value == (
+        '<span class="tapemagic-step">Step 2 of 3: <b>pow</b> at line 4 (inside a '
+        "gradient computed in the tape) gets the cotangent of its output (shape "
+        "scalar, norm 3).</span>"
+    )
+    nodes, _, _ = parse_dot(w.view.source)
+    assert "tm-reached" in nodes["g1"]["class"]
+    assert not any("tm-reached" in n["class"] for k, n in nodes.items() if k != "g1")
+    w._target.value = "t3"  # the inner target: its own path, x -> y
+    assert w.view.nodes == ("t1", "t2", "op1", "t3")
+    assert w._out.outputs == ()
+
+
+def test_no_expand_control_without_a_gradient_inside_the_tape():
+    w = TapeWidget(small_graph(), (NUMPY_COPY,))
+    controls = w._tabs.children[0].children[0]
+    assert w._expand not in controls.children
