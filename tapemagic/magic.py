@@ -46,6 +46,7 @@ from .engine.backprop import sweep_observers
 from .engine.context import state
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
+from .graph.diagnosis import split_commas
 from .graph.findings import Finding
 from .graph.from_tape import graph_from_tape
 from .graph.log import ExplainLog
@@ -402,7 +403,7 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     ns = shell.user_ns
     watch = [
         _evaluate(shell, text, "--watch", before=True)
-        for text in _split(args.watch or "")
+        for text in split_commas(args.watch or "")
     ]
     header = f"%%tape {line}".rstrip()
     filename, codes = _compile_cell(shell, header, cell)
@@ -460,32 +461,6 @@ def _detach(log: ExplainLog) -> None:
         observers[:] = [o for o in observers if o is not log]
 
 
-def _split(text: str) -> list[str]:
-    """Split ``text`` at commas outside brackets and strings: ``a, f(b, c)``.
-
-    Quotes around the whole text (needed for expressions with spaces, which
-    IPython's option parser keeps) are removed first.
-    """
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        text = text[1:-1]
-    parts, depth, start, quote = [], 0, 0, None
-    for i, char in enumerate(text):
-        if quote is not None:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
 def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split())
 
@@ -518,7 +493,7 @@ def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
 
 def _evaluate_items(shell: Any, text: str, option: str) -> Any:
     """One expression's value, or a list of the values of comma-separated ones."""
-    items = _split(text)
+    items = split_commas(text)
     if not items:
         raise UsageError(f"{option} is empty: name at least one tensor or variable.")
     if len(items) == 1:

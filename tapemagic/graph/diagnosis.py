@@ -46,7 +46,7 @@ from typing import Any
 from .findings import Finding, Findings
 from .model import GradientRequest, GradientResult, Graph, OpNode
 
-__all__ = ["assert_no_none_gradients", "diagnose"]
+__all__ = ["assert_no_none_gradients", "diagnose", "split_commas"]
 
 # Ops whose derivative is infinite or undefined at some finite inputs.
 _SINGULAR = frozenset(
@@ -920,8 +920,8 @@ class _Names:
     def _call_texts(self, request: GradientRequest) -> tuple | None:
         if request.via is not None:
             target_text, _, sources_text = request.via.partition(" --sources ")
-            targets = _split_commas(target_text.removeprefix("--target "))
-            return targets, _split_commas(sources_text)
+            targets = split_commas(target_text.removeprefix("--target "))
+            return targets, split_commas(sources_text)
         if not request.here:
             return None
         return _call_arguments(self.facts.graph.cell.line(request.line))
@@ -1408,8 +1408,12 @@ def _flatten(spec: Any) -> Iterable[Any]:
         yield spec
 
 
-def _split_commas(text: str) -> list[str]:
-    """Split at commas outside brackets and quotes; quotes around it go first."""
+def split_commas(text: str) -> list[str]:
+    """Split at commas outside brackets and quotes: ``a, f(b, c)`` -> two parts.
+
+    Quotes around the whole text (IPython keeps them on an option value that
+    has spaces) go first. Used for ``%%tape`` options and for reading them back.
+    """
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1]
