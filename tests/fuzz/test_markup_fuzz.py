@@ -230,7 +230,7 @@ def assert_svg_is_safe(svg: str, twin_svg: str, view: Any) -> ET.Element:
     return root
 
 
-@fuzz_settings(150)
+@fuzz_settings(120)
 @given(hostile_texts(HOSTILE_DOT), st.booleans())
 def test_hostile_text_is_text_in_dot_and_svg(text, collapse):
     graph, findings = hostile_graph(text)
@@ -398,7 +398,7 @@ def widget_markups(widget: TapeWidget) -> list[str]:
     ]
 
 
-@fuzz_settings(120)
+@fuzz_settings(80)
 @given(hostile_texts())
 def test_hostile_text_is_text_in_the_widget_and_its_static_html(text):
     graph, findings = hostile_graph(text)
@@ -481,7 +481,7 @@ def run_bundle(ip, cell: str) -> dict:
     return shown.data
 
 
-@fuzz_settings(100)
+@fuzz_settings(80)
 @given(HOSTILE, HOSTILE, HOSTILE)
 def test_hostile_text_from_a_real_cell_is_text_in_the_notebook_view(
     ip, name, comment, literal
