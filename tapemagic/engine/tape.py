@@ -155,7 +155,7 @@ def _explained(method: Callable) -> Callable:
             observer.on_gradient_begin(self, kind, call)
         try:
             result = method(self, *args, **kwargs)
-        except Exception as err:
+        except BaseException as err:  # an interrupt too: observers must hear the end
             for observer in observers:
                 observer.on_gradient_end(self, kind, call, None, err)
             raise

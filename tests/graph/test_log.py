@@ -456,3 +456,26 @@ def test_note_namespace_keeps_previous_values_and_rebound_variables():
     assert fourth._explain.rebound_from == {}
     assert again.numpy().tolist() == [0.0, 0.0] and use.numpy().tolist() == [0, 0]
     named.clear()
+
+
+def test_an_interrupted_gradient_ends_its_request_and_detaches_the_log(monkeypatch):
+    # Regression: KeyboardInterrupt mid-gradient left the log attached for good.
+    from tapemagic.engine import GradientTape as Tape
+    from tapemagic.engine import Variable as Var
+    from tapemagic.engine import tape as tape_module
+    from tapemagic.engine.backprop import sweep_observers
+
+    x = Var(2.0)
+    with Tape(explain=True, persistent=True) as tape:
+        y = x * x
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tape_module, "backward", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tape.gradient(y, x)
+    monkeypatch.undo()
+    assert sweep_observers.observers == []
+    assert tape.gradient(y, x).numpy() == 4.0
+    assert sweep_observers.observers == []
