@@ -460,16 +460,15 @@ def _split_sizes(splits: Any, dim: int, axis: int) -> list[int]:
             op="split",
         )
     known = sum(s for s in sizes if s != -1)
-    if unknown and known <= dim:
-        sizes[unknown[0]] = dim - known
-    elif not unknown and known == dim:
-        pass
-    else:
+    fits = known <= dim if unknown else known == dim
+    if not fits:
         raise InvalidArgumentError(
             f"split: the sizes {sizes} must add up to {dim}, the size of dimension "
             f"{axis} (or, with one -1, to at most {dim}).",
             op="split",
         )
+    if unknown:
+        sizes[unknown[0]] = dim - known
     return sizes
 
 
