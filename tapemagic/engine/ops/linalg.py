@@ -57,7 +57,21 @@ def _mT(a: np.ndarray) -> np.ndarray:
 
 def _matmul_forward(a: np.ndarray, b: np.ndarray, *, transpose_a: bool,
                     transpose_b: bool) -> np.ndarray:  # fmt: skip
-    return np.matmul(_mT(a) if transpose_a else a, _mT(b) if transpose_b else b)
+    a = _mT(a) if transpose_a else a
+    b = _mT(b) if transpose_b else b
+    # A stack of matrices times one matrix is one GEMM over the stacked rows;
+    # np.matmul would call BLAS once per matrix of the stack, which for the
+    # batched cotangents of a jacobian means hundreds of matrix-vector products.
+    if a.ndim > 2 and b.ndim == 2:
+        rows = a.reshape(-1, a.shape[-1]) if a.size else None
+        if rows is not None:
+            return (rows @ b).reshape(a.shape[:-1] + b.shape[-1:])
+    elif a.ndim == 2 and b.ndim > 2 and b.shape[-1] == 1 and b.size:
+        # One matrix times a stack of columns: the columns are rows of b.
+        return (b.reshape(-1, b.shape[-2]) @ a.T).reshape(
+            b.shape[:-2] + (a.shape[0], 1)
+        )
+    return np.matmul(a, b)
 
 
 # TensorFlow's _MatMulGrad: each case is again one matmul with transposes, so the

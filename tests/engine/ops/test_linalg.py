@@ -53,6 +53,34 @@ def test_matmul_broadcasts_batch_axes_and_sums_their_gradient():
     np.testing.assert_array_equal(gb, np.full((5, 4, 2), 6.0))
 
 
+@pytest.mark.parametrize(
+    ("a_shape", "b_shape"),
+    [
+        ((4, 3, 5), (5, 2)),  # a stack times one matrix: one GEMM over the rows
+        ((2, 4, 1, 5), (5, 3)),  # row vectors, two batch axes
+        ((3, 5), (6, 5, 1)),  # one matrix times a stack of columns
+        ((3, 5), (2, 6, 5, 1)),
+        ((3, 5), (6, 5, 2)),  # general stacks keep NumPy's matmul
+        ((0, 3, 5), (5, 2)),  # empty stacks
+        ((3, 5), (0, 5, 1)),
+        ((4, 3, 0), (0, 2)),
+    ],
+)
+@pytest.mark.parametrize("transpose", [False, True])
+def test_matmul_of_a_stack_and_a_matrix_equals_numpy(a_shape, b_shape, transpose):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(a_shape)
+    b = rng.standard_normal(b_shape)
+    if transpose:  # the same product from transposed operands
+        a_in, b_in = np.swapaxes(a, -1, -2).copy(), np.swapaxes(b, -1, -2).copy()
+        out = L.matmul(a_in, b_in, transpose_a=True, transpose_b=True)
+    else:
+        out = L.matmul(a, b)
+    want = np.matmul(a, b)
+    assert out.shape == want.shape
+    np.testing.assert_allclose(out.numpy(), want, rtol=1e-12, atol=1e-12)
+
+
 def test_matmul_errors():
     with pytest.raises(InvalidArgumentError, match="rank >= 2"):
         L.matmul([1.0, 2.0], [[1.0], [2.0]])
