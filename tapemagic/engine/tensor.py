@@ -14,6 +14,7 @@ dtype; two tensors of different dtypes are never promoted.
 from __future__ import annotations
 
 import numbers
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -498,27 +499,59 @@ class Variable(_Operators):
             ValueError: if the new value's shape differs from the variable's.
         """
         new = _to_array(value, self.dtype, what=f"the value assigned to {self.name}")
+        return self._replace(_read_only_copy(new), value)
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
+                   read_value: bool = True) -> Variable:  # fmt: skip
+        delta = _to_array(delta, self.dtype, what=f"the delta added to {self.name}")
+        return self._update(np.add, delta)
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
+                   read_value: bool = True) -> Variable:  # fmt: skip
+        delta = _to_array(delta, self.dtype, what=f"the delta taken from {self.name}")
+        return self._update(np.subtract, delta)
+
+    def _update(self, ufunc: np.ufunc, delta: np.ndarray) -> Variable:
+        old = self._snapshot._value
+        if (
+            delta.shape == old.shape
+            and old.ndim
+            and sys.getrefcount(self._snapshot) == 2
+            and sys.getrefcount(old) == 3
+        ):
+            # Nothing but this variable holds its value (no tape, read, view or
+            # tensor refers to it; the counts include this frame's and the call's
+            # own references), so no recorded gradient can see the change: update
+            # in place, as TensorFlow's AssignSub kernel does, instead of
+            # allocating a new array for every training step.
+            old.flags.writeable = True
+            try:
+                ufunc(old, delta, out=old)
+            finally:
+                old.flags.writeable = False
+            return self._notify_assign(delta)
+        new = ufunc(old, delta)
+        if isinstance(new, np.generic):
+            new = np.asarray(new)
+        new.flags.writeable = False
+        return self._replace(new, delta)
+
+    def _replace(self, new: np.ndarray, value: Any) -> Variable:
+        # `new` is read-only and held by no one else.
         old = self._snapshot._value
         if new.shape != old.shape:
             raise ValueError(
                 f"Cannot assign a value of shape {new.shape} to variable "
                 f"{self.name!r} of shape {old.shape}. The shapes must match."
             )
-        self._snapshot = _snapshot(_read_only_copy(new), self._id)
+        self._snapshot = _snapshot(new, self._id)
+        return self._notify_assign(value)
+
+    def _notify_assign(self, value: Any) -> Variable:
         if state.observers:
             for observer in state.observers:
                 observer.on_assign(self, value)
         return self
-
-    def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
-                   read_value: bool = True) -> Variable:  # fmt: skip
-        delta = _to_array(delta, self.dtype, what=f"the delta added to {self.name}")
-        return self.assign(self._snapshot._value + delta)
-
-    def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
-                   read_value: bool = True) -> Variable:  # fmt: skip
-        delta = _to_array(delta, self.dtype, what=f"the delta taken from {self.name}")
-        return self.assign(self._snapshot._value - delta)
 
     def __repr__(self) -> str:
         value = self._snapshot._value

@@ -224,6 +224,50 @@ def test_variable_reads_are_tensors_with_the_value_at_read_time():
     assert isinstance(before, Tensor)
 
 
+@pytest.mark.parametrize("update", ["assign_sub", "assign_add"])
+def test_variable_updates_never_change_what_was_read_before(update):
+    # assign_add/assign_sub update the variable's array in place when nothing
+    # else holds it; every kind of holder must keep the value it saw.
+    v = Variable([[1.0, 2.0], [3.0, 4.0]])
+    read = v.read_value()
+    view = M.multiply(v, 1.0)  # a result computed from the old value
+    with GradientTape(persistent=True) as tape:
+        y = M.multiply(v, v)
+    holders = {
+        "read": read,
+        "product": view,
+        "reshape": v.read_value()._value.reshape(4),  # a NumPy view of the array
+        "slice": v[0],
+    }
+    before = {k: np.array(h).copy() for k, h in holders.items()}
+    getattr(v, update)(np.ones((2, 2), np.float32))
+    for key, held in holders.items():
+        np.testing.assert_array_equal(np.array(held), before[key], err_msg=key)
+    # the recorded tape still differentiates at the old value: d(v*v)/dv = 2v
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [[2, 4], [6, 8]])
+    sign = 1.0 if update == "assign_add" else -1.0
+    want = np.array([[1.0, 2.0], [3.0, 4.0]]) + sign
+    np.testing.assert_array_equal(v.numpy(), want)
+    # with nothing holding the value any more, repeated updates stay right
+    del read, view, tape, y, holders
+    getattr(v, update)(np.ones((2, 2), np.float32))
+    array = id(v._snapshot._value)
+    getattr(v, update)([[0.5, 0.5], [0.5, 0.5]])
+    assert id(v._snapshot._value) == array  # updated in place: no new array
+    np.testing.assert_array_equal(v.numpy(), want + 1.5 * sign)
+
+
+def test_variable_update_with_a_broadcast_delta_and_a_wrong_shape():
+    v = Variable([1.0, 2.0, 3.0])
+    v.assign_sub(1.0)  # a scalar delta broadcasts, as in TensorFlow
+    np.testing.assert_array_equal(v.numpy(), [0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="shape"):
+        v.assign_add(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(v.numpy(), [0.0, 1.0, 2.0])
+    s = Variable(2.0)
+    assert s.assign_sub(0.5).numpy() == 1.5
+
+
 def test_variable_needs_an_initial_value():
     with pytest.raises(ValueError, match="initial value"):
         Variable()
