@@ -183,23 +183,39 @@ def defop(
     )
     OP_TABLE[name] = op
 
-    if same_dtype and n_inputs == 1:
+    forward_ = forward  # the closures below read a local, not the op's slot
+
+    if same_dtype and n_inputs == 1 and not multi_output:
 
         def fn(x: Any, name: str | None = None, **params: Any) -> Any:
-            inputs = (x,) if type(x) is Tensor else convert_inputs((x,))
-            return apply(op, inputs, params)
+            # `apply`, inlined: the hot path is one NumPy call and one Tensor.
+            if type(x) is not Tensor:
+                (x,) = convert_inputs((x,))
+            try:
+                result = Tensor(forward_(x._value, **params))
+            except (ValueError, IndexError, TypeError) as err:
+                raise _op_error(op, (x,), err) from None
+            if state.tapes or state.observers:
+                _announce(op, (x,), (result,), params)
+            return result
 
-    elif same_dtype and n_inputs == 2:
+    elif same_dtype and n_inputs == 2 and not multi_output:
 
         def fn(x: Any, y: Any, name: str | None = None, **params: Any) -> Any:
-            # Two tensors of one dtype: the hot path, with no conversion at all.
-            if (
+            # Two tensors of one dtype need no conversion at all.
+            if not (
                 type(x) is Tensor
                 and type(y) is Tensor
                 and x._value.dtype == y._value.dtype
             ):
-                return apply(op, (x, y), params)
-            return apply(op, convert_inputs((x, y)), params)
+                x, y = convert_inputs((x, y))
+            try:
+                result = Tensor(forward_(x._value, y._value, **params))
+            except (ValueError, IndexError, TypeError) as err:
+                raise _op_error(op, (x, y), err) from None
+            if state.tapes or state.observers:
+                _announce(op, (x, y), (result,), params)
+            return result
 
     elif same_dtype:
 
@@ -279,6 +295,13 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
     else:
         result = Tensor(value)
         outputs = (result,)
+    if state.tapes or state.observers:
+        _announce(op, inputs, outputs, params)
+    return result
+
+
+def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
+    """Record an op that ran on every tape that watches one of its inputs."""
     st = state
     if st.tapes and op.vjp is not None:
         for tape in st.tapes:
@@ -290,7 +313,6 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
     if st.observers:
         for observer in st.observers:
             observer.on_op(op, inputs, outputs, params)
-    return result
 
 
 def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:

@@ -29,10 +29,14 @@ def unbroadcast(g: Tensor, shape: tuple, nbatch: int) -> Tensor:
 
     lead = len(gshape) - nbatch - len(shape)
     axes = list(range(nbatch, nbatch + lead))
-    for i, d in enumerate(shape):
-        if d == 1 and gshape[nbatch + lead + i] != 1:
-            axes.append(nbatch + lead + i)
-    summed = reduce_sum(g, axis=tuple(axes), keepdims=True)
+    stretched = [
+        nbatch + lead + i
+        for i, d in enumerate(shape)
+        if d == 1 and gshape[nbatch + lead + i] != 1
+    ]
+    if not stretched:  # only prepended axes (a bias): one sum gives the shape
+        return reduce_sum(g, axis=tuple(axes))
+    summed = reduce_sum(g, axis=tuple(axes + stretched), keepdims=True)
     return reshape(summed, gshape[:nbatch] + tuple(shape))
 
 

@@ -423,13 +423,14 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
 def _softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
     # Shift by the max: exp never overflows, and the largest term is exactly 1.
     # initial: an empty axis gives an empty result, as in TensorFlow.
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True, initial=-np.inf))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf))
+    e /= np.add.reduce(e, axis=axis, keepdims=True)
+    return e
 
 
 def _log_softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
-    shifted = x - np.max(x, axis=axis, keepdims=True, initial=-np.inf)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
 
 
 # axis is stored counted from the end, so it also names the axis of a cotangent
@@ -584,17 +585,22 @@ def softmax_cross_entropy_with_logits(
 
 
 def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    shifted = logits - np.max(logits, axis=-1, keepdims=True)
-    lse = np.log(np.sum(np.exp(shifted), axis=-1))
-    picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)
-    return lse - picked[..., 0]
+    shifted = logits - np.maximum.reduce(
+        logits, axis=-1, keepdims=True, initial=-np.inf
+    )
+    lse = np.log(np.add.reduce(np.exp(shifted), axis=-1))
+    # shifted[..., label] for every example, as one fancy index over the rows
+    rows = shifted.reshape(labels.size, shifted.shape[-1])
+    picked = rows[np.arange(rows.shape[0]), labels.ravel()].reshape(labels.shape)
+    return lse - picked
 
 
 def _sparse_xent_vjp_logits(g, out, labels, logits):
     # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
     classes = logits._value.shape[-1]
     one_hot = Tensor(np.eye(classes, dtype=logits._value.dtype)[labels._value])
-    return expand_dims(g, -1) * (softmax(logits) - one_hot)
+    probs = apply(_softmax.op, (logits,), {"axis": -1})
+    return expand_dims(g, -1) * (probs - one_hot)
 
 
 # Integer labels have no gradient (None), as in TensorFlow.
@@ -654,7 +660,7 @@ def sparse_softmax_cross_entropy_with_logits(
         )
     classes = x._value.shape[-1]
     bad = (y._value < 0) | (y._value >= classes)
-    if np.any(bad):
+    if bad.any():
         raise InvalidArgumentError(
             f"Received a label value of {int(y._value[bad].flat[0])} which is outside "
             f"the valid range of [0, {classes}). Label values: "

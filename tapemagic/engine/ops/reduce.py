@@ -8,6 +8,7 @@ leading batch axes need no special case.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -85,7 +86,7 @@ def _kept_shape(shape: tuple, axes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _count(shape: tuple, axes: tuple[int, ...]) -> int:
-    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+    return math.prod([shape[a] for a in axes])
 
 
 def _expand_reduced(
@@ -122,7 +123,10 @@ def _sum_vjp(g, out, x, *, axes, keepdims):
 _reduce_sum = defop(
     "reduce_sum",
     # dtype=x.dtype: NumPy would widen int32 sums to int64; TensorFlow does not.
-    lambda x, *, axes, keepdims: np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype),
+    # (np.add.reduce is np.sum without its Python-level argument handling.)
+    lambda x, *, axes, keepdims: np.add.reduce(
+        x, axis=axes, keepdims=keepdims, dtype=x.dtype
+    ),
     _sum_vjp,
     saves=(),
 )
@@ -154,15 +158,17 @@ def reduce_sum(
 
 
 def _mean_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
-    total = np.sum(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
+    total = np.add.reduce(x, axis=axes, keepdims=keepdims, dtype=x.dtype)
     count = _count(x.shape, axes)
     if x.dtype.kind in "iu":
         # TensorFlow divides integer sums in C: the mean truncates toward zero
         # (-3 / 2 is -1, where NumPy's // would give -2). An empty mean is 0.
         quotient = np.abs(total) // max(count, 1)
         return (np.sign(total) * quotient).astype(x.dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.true_divide(total, count, dtype=x.dtype)
+    if not count:  # the mean of nothing is NaN, silently, as in TensorFlow
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.true_divide(total, count, dtype=x.dtype)
+    return np.true_divide(total, count, dtype=x.dtype)
 
 
 # A primitive rather than sum / count: integer means truncate in one NumPy call,
@@ -170,9 +176,11 @@ def _mean_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
 _reduce_mean = defop(
     "reduce_mean",
     _mean_forward,
+    # g / count first: the division runs on the small, reduced cotangent.
     lambda g, out, x, *, axes, keepdims: (
-        _expand_reduced(g, x, axes, keepdims) / _count(x._value.shape, axes),
+        _expand_reduced(g / _count(x._value.shape, axes), x, axes, keepdims),
     ),
+    saves=(),
 )
 
 
@@ -222,15 +230,15 @@ def _max_min_vjp(g, out, x, *, axes, keepdims):
 def _max_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
     if not x.size:  # TensorFlow gives the identity: -inf, or the lowest int
         low = np.iinfo(x.dtype).min if x.dtype.kind in "iu" else -np.inf
-        return np.max(x, axis=axes, keepdims=keepdims, initial=low)
-    return np.max(x, axis=axes, keepdims=keepdims)
+        return np.maximum.reduce(x, axis=axes, keepdims=keepdims, initial=low)
+    return np.maximum.reduce(x, axis=axes, keepdims=keepdims)
 
 
 def _min_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
     if not x.size:  # TensorFlow gives the identity: inf, or the highest int
         high = np.iinfo(x.dtype).max if x.dtype.kind in "iu" else np.inf
-        return np.min(x, axis=axes, keepdims=keepdims, initial=high)
-    return np.min(x, axis=axes, keepdims=keepdims)
+        return np.minimum.reduce(x, axis=axes, keepdims=keepdims, initial=high)
+    return np.minimum.reduce(x, axis=axes, keepdims=keepdims)
 
 
 _reduce_max = defop("reduce_max", _max_forward, _max_min_vjp)
