@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from .context import state
 from .op import Op
 from .tensor import Tensor
 
@@ -54,9 +55,18 @@ def backward(
                 for out in node[2]:
                     reach.add(out._id)
                 break
-
-    grads = dict(seeds)
     observers = sweep_observers.observers
+    if observers or state.tapes or state.observers:
+        # Someone records the VJPs' ops (an outer tape: higher derivatives) or
+        # follows the sweep (the explanation log): run the VJPs as engine ops.
+        return _sweep_tensors(relevant, dict(seeds), source_ids, reach, observers)
+    arrays = {key: t._value for key, t in seeds.items()}
+    grads = _sweep_arrays(relevant, arrays, source_ids, reach)
+    return {key: Tensor(g) for key, g in grads.items()}
+
+
+def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
+                   reach: set[int], observers: list) -> dict[int, Tensor]:  # fmt: skip
     for op, inputs, outputs, params in reversed(relevant):
         if op.multi_output:
             g = _multi_output_cotangent(grads, outputs, source_ids)
@@ -93,6 +103,67 @@ def backward(
             previous = grads.get(key)
             grads[key] = gt if previous is None else previous + gt
     return grads
+
+
+def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
+                  reach: set[int]) -> dict:  # fmt: skip
+    """The sweep on NumPy arrays: each op's ``raw_vjp``, or its VJP on tensors."""
+    for node in reversed(relevant):
+        op, inputs, outputs, params = node
+        raw = op.raw_vjp
+        if raw is None:
+            pairs = _tensor_vjp_on_arrays(node, grads, source_ids, reach)
+        else:
+            key = outputs[0]._id
+            g = grads.get(key) if key in source_ids else grads.pop(key, None)
+            if g is None:
+                continue
+            out = outputs[0]._value
+            if len(inputs) == 1:  # most ops: no lists to build
+                (t,) = inputs
+                if t._id in reach:
+                    (gt,) = raw(g, out, t._value, **params)
+                    if gt is not None:
+                        key = t._id
+                        previous = grads.get(key)
+                        grads[key] = gt if previous is None else previous + gt
+                continue
+            values = [t._value for t in inputs]
+            if op.per_input:
+                pairs = [
+                    (t, fn(g, out, *values, **params))
+                    for fn, t in zip(raw, inputs)
+                    if fn is not None and t._id in reach
+                ]
+            else:
+                pairs = zip(inputs, raw(g, out, *values, **params))
+        for t, gt in pairs:
+            key = t._id
+            if gt is None or key not in reach:
+                continue
+            previous = grads.get(key)
+            grads[key] = gt if previous is None else previous + gt
+    return grads
+
+
+def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
+                          reach: set[int]) -> list:  # fmt: skip
+    """One node of an array sweep through the op's VJP on tensors."""
+    op, inputs, outputs, params = node
+    keys = [o._id for o in outputs]
+    if not any(k in grads for k in keys):
+        return []
+    wrapped = {k: Tensor(grads[k]) for k in keys if k in grads}
+    for k in wrapped:
+        if k not in source_ids:
+            del grads[k]
+    results = _sweep_tensors([node], wrapped, source_ids, reach, [])
+    pairs, seen = [], set(keys)
+    for t in inputs:  # an input used twice (x * x) has one summed cotangent
+        if t._id in results and t._id not in seen:
+            seen.add(t._id)
+            pairs.append((t, results[t._id]._value))
+    return pairs
 
 
 def _vjp(op: Op, g, out, inputs: tuple, params: dict, reach: set[int]) -> tuple:

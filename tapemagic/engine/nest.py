@@ -11,6 +11,9 @@ from typing import Any
 __all__ = ["flatten", "map_structure", "pack_sequence_as"]
 
 
+_NESTS = (dict, list, tuple)
+
+
 def _is_namedtuple(value: Any) -> bool:
     return isinstance(value, tuple) and hasattr(value, "_fields")
 
@@ -25,7 +28,13 @@ def flatten(structure: Any) -> list:
     if isinstance(structure, dict):
         return [leaf for key in sorted(structure) for leaf in flatten(structure[key])]
     if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
+        leaves = []
+        for item in structure:  # a flat list of tensors needs no recursion
+            if isinstance(item, _NESTS):
+                leaves.extend(flatten(item))
+            else:
+                leaves.append(item)
+        return leaves
     return [structure]
 
 
@@ -53,7 +62,11 @@ def _pack(structure: Any, leaves: Any) -> Any:
     if _is_namedtuple(structure):
         return type(structure)(*(_pack(item, leaves) for item in structure))
     if isinstance(structure, (list, tuple)):
-        return type(structure)(_pack(item, leaves) for item in structure)
+        items = [
+            _pack(item, leaves) if isinstance(item, _NESTS) else next(leaves)
+            for item in structure
+        ]
+        return items if type(structure) is list else type(structure)(items)
     return next(leaves)
 
 

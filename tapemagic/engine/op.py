@@ -13,6 +13,12 @@ returning one gradient; backprop then computes only the ones it needs (a matmul
 whose left operand is data never computes that operand's gradient). VJPs are
 written with engine ops, so an outer tape records them: nested tapes give higher
 derivatives with no extra code.
+
+Ops on the hot path also declare ``raw_vjp``: the same rule, in the same form,
+on NumPy arrays. A sweep that nothing records (no tape recording around the
+gradient call, no explanation log listening) runs it instead, so a first-order
+gradient costs NumPy calls and no engine ops. The gradient checker runs every op
+both ways and requires identical results (tests/engine/ops/gradcheck.py).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from .context import state
 from .errors import InvalidArgumentError
 from .tensor import Tensor, convert_inputs
 
-__all__ = ["OP_TABLE", "Op", "Stub", "apply", "defop"]
+__all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
 
 
 class Op:
@@ -43,6 +49,7 @@ class Op:
         n_inputs: how many positional tensor inputs the op takes (None: any).
         multi_output: whether forward returns several arrays.
         batched: whether the VJP accepts cotangents with leading batch axes.
+        raw_vjp: the VJP on NumPy arrays, in the form of ``vjp``, or None.
         keep_inputs, keep_output: which values a recorded node keeps for the VJP.
     """
 
@@ -50,6 +57,7 @@ class Op:
         "name",
         "forward",
         "vjp",
+        "raw_vjp",
         "per_input",
         "n_inputs",
         "multi_output",
@@ -57,6 +65,7 @@ class Op:
         "same_dtype",
         "keep_inputs",
         "keep_output",
+        "dropped",
         "doc",
     )
 
@@ -72,10 +81,12 @@ class Op:
         same_dtype: bool = True,
         keep_inputs: tuple[bool, ...] | None = None,
         keep_output: bool = True,
+        raw_vjp: Callable | tuple | None = None,
     ) -> None:
         self.name = name
         self.forward = forward
         self.vjp = vjp
+        self.raw_vjp = raw_vjp
         self.per_input = isinstance(vjp, tuple)
         self.n_inputs = n_inputs
         self.multi_output = multi_output
@@ -85,6 +96,11 @@ class Op:
         # input. Values not kept become shape-only stubs (see `saves` in defop).
         self.keep_inputs = keep_inputs
         self.keep_output = keep_output
+        # Positions of the inputs a node may replace by stubs; -1 for the output.
+        self.dropped = tuple(
+            [i for i, k in enumerate(keep_inputs or ()) if not k]
+            + ([] if keep_output else [-1])
+        )
 
     @property
     def differentiable(self) -> bool:
@@ -120,6 +136,7 @@ def defop(
     batched: bool = True,
     same_dtype: bool = True,
     saves: tuple[str, ...] | None = None,
+    raw_vjp: Callable | tuple | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -137,6 +154,10 @@ def defop(
             and holds the others as shape-and-dtype stubs, so a tape frees what
             its gradient will not need (TensorFlow's
             OpGradientDoesntRequireInputIndices). None keeps everything.
+        raw_vjp: the VJP again, on NumPy arrays (``g``, ``out`` and the inputs'
+            values; shape-only stand-ins for values not in ``saves``), returning
+            arrays; a tuple of per-input functions exactly when ``vjp`` is one.
+            It must compute what ``vjp`` computes, in the same dtype.
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -169,6 +190,16 @@ def defop(
                     f"Op {name!r}: the VJP takes {arity} positional arguments; it must "
                     f"take (g, out, *inputs), i.e. {n_inputs + 2}."
                 )
+    if raw_vjp is not None and (
+        vjp is None
+        or multi_output
+        or isinstance(raw_vjp, tuple) != isinstance(vjp, tuple)
+        or (isinstance(vjp, tuple) and len(raw_vjp) != len(vjp))
+    ):
+        raise ValueError(
+            f"Op {name!r}: raw_vjp must take the form of vjp (one function, or one "
+            "per input), and only single-output differentiable ops take one."
+        )
     keep_inputs, keep_output = _keeps(name, vjp, n_inputs, saves, multi_output)
     op = Op(
         name,
@@ -180,6 +211,7 @@ def defop(
         same_dtype=same_dtype,
         keep_inputs=keep_inputs,
         keep_output=keep_output,
+        raw_vjp=raw_vjp,
     )
     OP_TABLE[name] = op
 
@@ -255,29 +287,53 @@ def _keeps(name: str, vjp: Any, n_inputs: int | None, saves: Any,
     return (None if all(keep) else keep), "out" in saves
 
 
+# Values smaller than this stay in a recorded node even when its VJP does not
+# read them: a stub would save less memory than it costs to make.
+STUB_MIN_BYTES = 1024
+
+
 class Stub:
     """A value a recorded node does not need: its id, shape and dtype only.
 
     VJPs may read ``x._value.shape``, ``.dtype``, ``.ndim`` and ``.size`` of an
-    input they declared no need for; anything else fails loudly, so a wrong
-    ``saves`` declaration cannot give a silently wrong gradient.
+    input they declared no need for (a stub is its own ``_value``); anything else
+    fails loudly, so a wrong ``saves`` declaration cannot give a silently wrong
+    gradient.
     """
 
-    __slots__ = ("_id", "_value")
+    __slots__ = ("_id", "dtype", "ndim", "shape", "size")
 
     def __init__(self, t: Tensor) -> None:
+        value = t._value
         self._id = t._id
-        self._value = _Shape(t._value)
+        self.shape = value.shape
+        self.dtype = value.dtype
+        self.ndim = value.ndim
+        self.size = value.size
+
+    @property
+    def _value(self) -> Stub:
+        return self
 
 
-class _Shape:
-    __slots__ = ("dtype", "ndim", "shape", "size")
-
-    def __init__(self, array: Any) -> None:
-        self.shape = array.shape
-        self.dtype = array.dtype
-        self.ndim = array.ndim
-        self.size = array.size
+def slim(op: Op, inputs: tuple, outputs: tuple) -> tuple[tuple, tuple]:
+    """What a node of ``op`` keeps: stubs for the large values its VJP never reads."""
+    for i in op.dropped:
+        t = outputs[0] if i < 0 else inputs[i]
+        if t._value.nbytes >= STUB_MIN_BYTES:
+            break
+    else:
+        return inputs, outputs  # nothing worth replacing: the common small case
+    if op.keep_inputs is not None:
+        inputs = tuple(
+            [
+                t if k or t._value.nbytes < STUB_MIN_BYTES else Stub(t)
+                for t, k in zip(inputs, op.keep_inputs)
+            ]
+        )
+    if not op.keep_output and outputs[0]._value.nbytes >= STUB_MIN_BYTES:
+        outputs = (Stub(outputs[0]),)
+    return inputs, outputs
 
 
 def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:

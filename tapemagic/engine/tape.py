@@ -30,7 +30,7 @@ from . import nest
 from .backprop import backward
 from .context import state
 from .dtypes import from_numpy
-from .op import Op, Stub
+from .op import Op, slim
 from .tensor import Tensor, Variable, convert_to_tensor
 
 __all__ = [
@@ -53,6 +53,8 @@ class UnconnectedGradients(enum.Enum):
 
 
 def _unconnected_mode(value: Any) -> UnconnectedGradients:
+    if isinstance(value, UnconnectedGradients):
+        return value
     try:
         return UnconnectedGradients(getattr(value, "value", value))
     except ValueError:
@@ -273,22 +275,22 @@ class GradientTape:
         self._used = False
 
     def _record(self, op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
-        for out in outputs:
-            if out._value.dtype.kind in "fc":
-                break
+        if len(outputs) == 1:
+            out_id = outputs[0]._id
+            if outputs[0]._value.dtype.kind not in "fc":
+                return  # integer and boolean results carry no gradient
+        elif not any(o._value.dtype.kind in "fc" for o in outputs):
+            return
         else:
-            return  # integer and boolean results carry no gradient
+            out_id = None
         # Keep only what the VJP reads, so the tape frees the rest (see defop).
-        keep = op.keep_inputs
-        if keep is not None:
-            inputs = tuple([t if k else Stub(t) for t, k in zip(inputs, keep)])
-        if not op.keep_output:
-            self._nodes.append((op, inputs, (Stub(outputs[0]),), params))
+        if op.dropped:
+            inputs, outputs = slim(op, inputs, outputs)
+        self._nodes.append((op, inputs, outputs, params))
+        if out_id is not None:
+            self._tracked.add(out_id)
         else:
-            self._nodes.append((op, inputs, outputs, params))
-        tracked = self._tracked
-        for out in outputs:
-            tracked.add(out._id)
+            self._tracked.update([o._id for o in outputs])
 
     def _watch_variable(self, var: Variable) -> None:
         if var._id not in self._variables:

@@ -503,15 +503,16 @@ class Variable(_Operators):
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
                    read_value: bool = True) -> Variable:  # fmt: skip
-        delta = _to_array(delta, self.dtype, what=f"the delta added to {self.name}")
-        return self._update(np.add, delta)
+        array = _to_array(delta, self.dtype, what=f"the delta added to {self.name}")
+        return self._update(np.add, array, delta)
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
                    read_value: bool = True) -> Variable:  # fmt: skip
-        delta = _to_array(delta, self.dtype, what=f"the delta taken from {self.name}")
-        return self._update(np.subtract, delta)
+        array = _to_array(delta, self.dtype, what=f"the delta taken from {self.name}")
+        return self._update(np.subtract, array, delta)
 
-    def _update(self, ufunc: np.ufunc, delta: np.ndarray) -> Variable:
+    def _update(self, ufunc: np.ufunc, delta: np.ndarray, given: Any) -> Variable:
+        # `given` is the delta as the user passed it, for the observers.
         old = self._snapshot._value
         if (
             delta.shape == old.shape
@@ -529,12 +530,12 @@ class Variable(_Operators):
                 ufunc(old, delta, out=old)
             finally:
                 old.flags.writeable = False
-            return self._notify_assign(delta)
+            return self._notify_assign(given)
         new = ufunc(old, delta)
         if isinstance(new, np.generic):
             new = np.asarray(new)
         new.flags.writeable = False
-        return self._replace(new, delta)
+        return self._replace(new, given)
 
     def _replace(self, new: np.ndarray, value: Any) -> Variable:
         # `new` is read-only and held by no one else.

@@ -106,10 +106,11 @@ def test_recorded_nodes_keep_only_what_their_vjps_read() -> None:
     # add, reduce_sum and reshape save nothing: a live persistent tape does not
     # keep their outputs alive once the user drops them (TensorFlow's
     # OpGradientDoesntRequireInputIndices); tanh keeps its output, not its input.
-    x = Variable(np.linspace(-1.0, 1.0, 12))
+    # (Values under STUB_MIN_BYTES stay: these are 512 float64 numbers, 4 KiB.)
+    x = Variable(np.linspace(-1.0, 1.0, 512))
     with GradientTape(persistent=True) as tape:
         s = x + 1.0
-        r = tf.reshape(s, (3, 4))
+        r = tf.reshape(s, (16, 32))
         t = tf.tanh(r)
         u = t + 2.0
         y = tf.reduce_sum(u)
@@ -119,6 +120,20 @@ def test_recorded_nodes_keep_only_what_their_vjps_read() -> None:
     gc.collect()
     assert (s_value(), r_value(), u_value()) == (None, None, None)
     assert t_value() is not None  # tanh's VJP reads its output
+    want = 1.0 - np.tanh(np.linspace(-1.0, 1.0, 512) + 1.0) ** 2
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
+
+
+def test_small_values_stay_in_their_nodes() -> None:
+    # Under STUB_MIN_BYTES a stub would cost more than the value it replaces.
+    x = Variable(np.linspace(-1.0, 1.0, 12))
+    with GradientTape(persistent=True) as tape:
+        s = x + 1.0
+        y = tf.reduce_sum(tf.tanh(s))
+    s_value = weakref.ref(s._value)
+    del s
+    gc.collect()
+    assert s_value() is not None
     want = 1.0 - np.tanh(np.linspace(-1.0, 1.0, 12) + 1.0) ** 2
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
 

@@ -4,14 +4,28 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
 
-__all__ = ["nb", "normalize_axes", "unbroadcast"]
+__all__ = ["nb", "normalize_axes", "unbroadcast", "unbroadcast_array"]
 
 
 def nb(g: Tensor, out: Tensor) -> int:
     """How many leading batch axes the cotangent ``g`` carries beyond ``out``."""
     return g._value.ndim - out._value.ndim
+
+
+def _summed_axes(gshape: tuple, shape: tuple, nbatch: int) -> tuple[list, list]:
+    """The axes of ``g`` that broadcasting to ``batch + shape`` added or stretched."""
+    lead = len(gshape) - nbatch - len(shape)
+    prepended = list(range(nbatch, nbatch + lead))
+    stretched = [
+        nbatch + lead + i
+        for i, d in enumerate(shape)
+        if d == 1 and gshape[nbatch + lead + i] != 1
+    ]
+    return prepended, stretched
 
 
 def unbroadcast(g: Tensor, shape: tuple, nbatch: int) -> Tensor:
@@ -27,17 +41,23 @@ def unbroadcast(g: Tensor, shape: tuple, nbatch: int) -> Tensor:
     from .reduce import reduce_sum
     from .shape import reshape
 
-    lead = len(gshape) - nbatch - len(shape)
-    axes = list(range(nbatch, nbatch + lead))
-    stretched = [
-        nbatch + lead + i
-        for i, d in enumerate(shape)
-        if d == 1 and gshape[nbatch + lead + i] != 1
-    ]
+    prepended, stretched = _summed_axes(gshape, shape, nbatch)
     if not stretched:  # only prepended axes (a bias): one sum gives the shape
-        return reduce_sum(g, axis=tuple(axes))
-    summed = reduce_sum(g, axis=tuple(axes + stretched), keepdims=True)
+        return reduce_sum(g, axis=tuple(prepended))
+    summed = reduce_sum(g, axis=tuple(prepended + stretched), keepdims=True)
     return reshape(summed, gshape[:nbatch] + tuple(shape))
+
+
+def unbroadcast_array(g: np.ndarray, shape: tuple, nbatch: int) -> np.ndarray:
+    """:func:`unbroadcast` on NumPy arrays, for the ``raw_vjp`` rules."""
+    gshape = g.shape
+    if gshape[nbatch:] == shape:
+        return g
+    prepended, stretched = _summed_axes(gshape, shape, nbatch)
+    if not stretched:
+        return np.add.reduce(g, axis=tuple(prepended))
+    summed = np.add.reduce(g, axis=tuple(prepended + stretched), keepdims=True)
+    return summed.reshape(gshape[:nbatch] + tuple(shape))
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:

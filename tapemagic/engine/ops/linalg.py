@@ -21,7 +21,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
-from ._util import nb, unbroadcast
+from ._util import nb, unbroadcast, unbroadcast_array
 from .math import abs as _abs
 from .math import greater, maximum, minimum, multiply, sqrt, truediv, where
 from .math import pow as _pow
@@ -92,8 +92,28 @@ def _matmul_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
     return unbroadcast(gb, b._value.shape, nb(g, out))
 
 
+def _matmul_raw_vjp_a(g, out, a, b, *, transpose_a, transpose_b):
+    if not transpose_a:
+        ga = _matmul_forward(g, b, transpose_a=False, transpose_b=not transpose_b)
+    else:
+        ga = _matmul_forward(b, g, transpose_a=transpose_b, transpose_b=True)
+    return unbroadcast_array(ga, a.shape, g.ndim - out.ndim)
+
+
+def _matmul_raw_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
+    if not transpose_b:
+        gb = _matmul_forward(a, g, transpose_a=not transpose_a, transpose_b=False)
+    else:
+        gb = _matmul_forward(g, a, transpose_a=True, transpose_b=transpose_a)
+    return unbroadcast_array(gb, b.shape, g.ndim - out.ndim)
+
+
 _matmul = defop(
-    "matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b), saves=("a", "b")
+    "matmul",
+    _matmul_forward,
+    (_matmul_vjp_a, _matmul_vjp_b),
+    saves=("a", "b"),
+    raw_vjp=(_matmul_raw_vjp_a, _matmul_raw_vjp_b),
 )
 
 

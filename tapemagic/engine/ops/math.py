@@ -17,6 +17,7 @@ from .. import dtypes
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from ._util import nb, unbroadcast
+from ._util import unbroadcast_array as _unb
 
 __all__ = [
     "abs",
@@ -90,6 +91,9 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapemagic\.e
 # -- arithmetic ---------------------------------------------------------------
 
 
+# Each differentiable op on the hot path gives its VJP twice: with engine ops
+# (recorded by an outer tape) and as `raw_vjp` on arrays (see op.py). In a
+# raw_vjp, g.ndim - out.ndim is the number of batch axes, as nb(g, out) is.
 add = defop(
     "add",
     np.add,
@@ -98,6 +102,10 @@ add = defop(
         lambda g, out, x, y: unbroadcast(g, y._value.shape, nb(g, out)),
     ),
     saves=(),
+    raw_vjp=(
+        lambda g, out, x, y: _unb(g, x.shape, g.ndim - out.ndim),
+        lambda g, out, x, y: _unb(g, y.shape, g.ndim - out.ndim),
+    ),
 )
 subtract = defop(
     "subtract",
@@ -107,6 +115,10 @@ subtract = defop(
         lambda g, out, x, y: unbroadcast(-g, y._value.shape, nb(g, out)),
     ),
     saves=(),
+    raw_vjp=(
+        lambda g, out, x, y: _unb(g, x.shape, g.ndim - out.ndim),
+        lambda g, out, x, y: _unb(-g, y.shape, g.ndim - out.ndim),
+    ),
 )
 
 multiply = defop(
@@ -117,6 +129,10 @@ multiply = defop(
         lambda g, out, x, y: unbroadcast(g * x, y._value.shape, nb(g, out)),
     ),
     saves=("x", "y"),
+    raw_vjp=(
+        lambda g, out, x, y: _unb(g * y, x.shape, g.ndim - out.ndim),
+        lambda g, out, x, y: _unb(g * x, y.shape, g.ndim - out.ndim),
+    ),
 )
 
 
@@ -135,6 +151,10 @@ truediv = defop(
         lambda g, out, x, y: unbroadcast(g / y, x._value.shape, nb(g, out)),
         # d(x/y)/dy = -x/y^2, computed as TensorFlow does: g * ((-x / y) / y).
         lambda g, out, x, y: unbroadcast(g * (-x / y / y), y._value.shape, nb(g, out)),
+    ),
+    raw_vjp=(
+        lambda g, out, x, y: _unb(g / y, x.shape, g.ndim - out.ndim),
+        lambda g, out, x, y: _unb(g * (-x / y / y), y.shape, g.ndim - out.ndim),
     ),
 )
 divide = truediv
@@ -191,6 +211,12 @@ def _pow_vjp_y(g, out, x, y):
     return unbroadcast(g * out * log_x, y._value.shape, nb(g, out))
 
 
+def _pow_raw_vjp_y(g, out, x, y):
+    positive = x > 0
+    log_x = np.where(positive, np.log(np.where(positive, x, 1)), 0)
+    return _unb(g * out * log_x, y.shape, g.ndim - out.ndim)
+
+
 pow = defop(
     "pow",
     _pow_forward,
@@ -199,6 +225,12 @@ pow = defop(
             g * y * pow(x, y - 1), x._value.shape, nb(g, out)
         ),
         _pow_vjp_y,
+    ),
+    raw_vjp=(
+        lambda g, out, x, y: _unb(
+            g * y * np.power(x, y - 1), x.shape, g.ndim - out.ndim
+        ),
+        _pow_raw_vjp_y,
     ),
 )
 
@@ -278,12 +310,30 @@ def add_n(inputs: list, name: str | None = None) -> Tensor:
 
 # -- unary ----------------------------------------------------------------------
 
-negative = defop("negative", np.negative, lambda g, out, x: (-g,), saves=())
+negative = defop(
+    "negative",
+    np.negative,
+    lambda g, out, x: (-g,),
+    saves=(),
+    raw_vjp=lambda g, out, x: (-g,),
+)
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
-abs = defop("abs", np.abs, lambda g, out, x: (g * sign(x),))
+abs = defop(
+    "abs",
+    np.abs,
+    lambda g, out, x: (g * sign(x),),
+    saves=("x",),
+    raw_vjp=lambda g, out, x: (g * np.sign(x),),
+)
 # sign is piecewise constant; TensorFlow gives zeros (not None) through it.
 sign = defop("sign", np.sign, lambda g, out, x: (g * 0,))
-square = defop("square", np.square, lambda g, out, x: (g * (2 * x),), saves=("x",))
+square = defop(
+    "square",
+    np.square,
+    lambda g, out, x: (g * (2 * x),),
+    saves=("x",),
+    raw_vjp=lambda g, out, x: (g * (2 * x),),
+)
 
 
 def _zero_where_g_is_zero(g: Tensor, value: Tensor) -> Tensor:
@@ -297,6 +347,8 @@ sqrt = defop(
     "sqrt",
     np.sqrt,
     lambda g, out, x: (_zero_where_g_is_zero(g, g * 0.5 / out),),
+    saves=("out",),
+    raw_vjp=lambda g, out, x: (np.where(g == 0, g, g * 0.5 / out),),
 )
 rsqrt = defop(
     "rsqrt",
@@ -308,12 +360,36 @@ reciprocal = defop(
     np.reciprocal,
     lambda g, out, x: (_zero_where_g_is_zero(g, -g * out * out),),
 )
-exp = defop("exp", np.exp, lambda g, out, x: (g * out,), saves=("out",))
+exp = defop(
+    "exp",
+    np.exp,
+    lambda g, out, x: (g * out,),
+    saves=("out",),
+    raw_vjp=lambda g, out, x: (g * out,),
+)
 expm1 = defop("expm1", np.expm1, lambda g, out, x: (g * (out + 1),))
-log = defop("log", np.log, lambda g, out, x: (g / x,), saves=("x",))
+log = defop(
+    "log",
+    np.log,
+    lambda g, out, x: (g / x,),
+    saves=("x",),
+    raw_vjp=lambda g, out, x: (g / x,),
+)
 log1p = defop("log1p", np.log1p, lambda g, out, x: (g / (1 + x),))
-sin = defop("sin", np.sin, lambda g, out, x: (g * cos(x),), saves=("x",))
-cos = defop("cos", np.cos, lambda g, out, x: (-g * sin(x),), saves=("x",))
+sin = defop(
+    "sin",
+    np.sin,
+    lambda g, out, x: (g * cos(x),),
+    saves=("x",),
+    raw_vjp=lambda g, out, x: (g * np.cos(x),),
+)
+cos = defop(
+    "cos",
+    np.cos,
+    lambda g, out, x: (-g * sin(x),),
+    saves=("x",),
+    raw_vjp=lambda g, out, x: (-g * np.sin(x),),
+)
 tan = defop("tan", np.tan, lambda g, out, x: (g * (1 + out * out),))
 asin = defop("asin", np.arcsin, lambda g, out, x: (g * rsqrt(1 - x * x),))
 acos = defop("acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),))
@@ -335,7 +411,13 @@ tanh_grad = defop(
         ),
     ),
 )
-tanh = defop("tanh", np.tanh, lambda g, out, x: (tanh_grad(out, g),), saves=("out",))
+tanh = defop(
+    "tanh",
+    np.tanh,
+    lambda g, out, x: (tanh_grad(out, g),),
+    saves=("out",),
+    raw_vjp=lambda g, out, x: (g * (1 - out * out),),
+)
 # The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
 # 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
 # TensorFlow's, written with the output where that is cheaper.
@@ -368,6 +450,7 @@ sigmoid = defop(
     _sigmoid_forward,
     lambda g, out, x: (sigmoid_grad(out, g),),
     saves=("out",),
+    raw_vjp=lambda g, out, x: (g * out * (1 - out),),
 )
 
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
@@ -375,7 +458,13 @@ round = defop("round", np.round)
 floor = defop("floor", np.floor)
 ceil = defop("ceil", np.ceil)
 stop_gradient = defop("stop_gradient", lambda x: x)
-identity = defop("identity", lambda x: x, lambda g, out, x: (g,), saves=())
+identity = defop(
+    "identity",
+    lambda x: x,
+    lambda g, out, x: (g,),
+    saves=(),
+    raw_vjp=lambda g, out, x: (g,),
+)
 
 # -- comparisons and logic (boolean results: never differentiable) ---------------
 
@@ -454,7 +543,13 @@ def _cast_vjp(g, out, x, *, dtype):
     return (cast(g, dtypes.from_numpy(x._value.dtype)),)
 
 
-_cast = defop("cast", _cast_forward, _cast_vjp)
+def _cast_raw_vjp(g, out, x, *, dtype):
+    if x.dtype.kind not in "fc":
+        return (None,)
+    return (_cast_forward(g, dtype=x.dtype),)
+
+
+_cast = defop("cast", _cast_forward, _cast_vjp, saves=(), raw_vjp=_cast_raw_vjp)
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:

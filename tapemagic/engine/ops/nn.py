@@ -121,6 +121,7 @@ _relu = defop(
     lambda x: np.maximum(x, np.zeros((), x.dtype)),
     lambda g, out, x: (relu_grad(out, g),),
     saves=("out",),
+    raw_vjp=lambda g, out, x: (g * (out > 0),),
 )
 
 
@@ -442,6 +443,10 @@ _softmax = defop(
     lambda g, out, x, *, axis: (
         out * (g - reduce_sum(g * out, axis=axis, keepdims=True)),
     ),
+    saves=("out",),
+    raw_vjp=lambda g, out, x, *, axis: (
+        out * (g - np.add.reduce(g * out, axis=axis, keepdims=True)),
+    ),
 )
 
 # A primitive, not x - logsumexp(x): the VJP g - softmax * sum(g) never forms
@@ -451,6 +456,10 @@ _log_softmax = defop(
     _log_softmax_forward,
     lambda g, out, x, *, axis: (
         g - exp(out) * reduce_sum(g, axis=axis, keepdims=True),
+    ),
+    saves=("out",),
+    raw_vjp=lambda g, out, x, *, axis: (
+        g - np.exp(out) * np.add.reduce(g, axis=axis, keepdims=True),
     ),
 )
 
@@ -537,6 +546,15 @@ _softmax_xent = defop(
             expand_dims(g, axis) * (softmax(logits, axis=axis) - labels)
         ),
     ),
+    saves=("labels", "logits"),
+    raw_vjp=(
+        lambda g, out, labels, logits, *, axis: (
+            np.expand_dims(g, axis) * -_log_softmax_forward(logits, axis=axis)
+        ),
+        lambda g, out, labels, logits, *, axis: (
+            np.expand_dims(g, axis) * (_softmax_forward(logits, axis=axis) - labels)
+        ),
+    ),
 )
 
 
@@ -595,12 +613,20 @@ def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
     return lse - picked
 
 
+def _one_hot(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    return np.eye(logits.shape[-1], dtype=logits.dtype)[labels]
+
+
 def _sparse_xent_vjp_logits(g, out, labels, logits):
     # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
-    classes = logits._value.shape[-1]
-    one_hot = Tensor(np.eye(classes, dtype=logits._value.dtype)[labels._value])
+    one_hot = Tensor(_one_hot(labels._value, logits._value))
     probs = apply(_softmax.op, (logits,), {"axis": -1})
     return expand_dims(g, -1) * (probs - one_hot)
+
+
+def _sparse_xent_raw_vjp_logits(g, out, labels, logits):
+    probs = _softmax_forward(logits, axis=-1)
+    return g[..., None] * (probs - _one_hot(labels, logits))
 
 
 # Integer labels have no gradient (None), as in TensorFlow.
@@ -609,6 +635,8 @@ _sparse_xent = defop(
     _sparse_xent_forward,
     (None, _sparse_xent_vjp_logits),
     same_dtype=False,
+    saves=("labels", "logits"),
+    raw_vjp=(None, _sparse_xent_raw_vjp_logits),
 )
 
 

@@ -89,6 +89,13 @@ def _count(shape: tuple, axes: tuple[int, ...]) -> int:
     return math.prod([shape[a] for a in axes])
 
 
+def _expand_reduced_array(g: np.ndarray, x: Any, axes: tuple, keepdims: bool):
+    """:func:`_expand_reduced` on arrays (``x`` is the input's value or shape)."""
+    shape = x.shape
+    batch = g.shape[: g.ndim - (len(shape) if keepdims else len(shape) - len(axes))]
+    return np.broadcast_to(g.reshape(batch + _kept_shape(shape, axes)), batch + shape)
+
+
 def _expand_reduced(
     g: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool
 ) -> Tensor:
@@ -120,6 +127,10 @@ def _sum_vjp(g, out, x, *, axes, keepdims):
     return (_expand_reduced(g, x, axes, keepdims),)
 
 
+def _sum_raw_vjp(g, out, x, *, axes, keepdims):
+    return (_expand_reduced_array(g, x, axes, keepdims),)
+
+
 _reduce_sum = defop(
     "reduce_sum",
     # dtype=x.dtype: NumPy would widen int32 sums to int64; TensorFlow does not.
@@ -129,6 +140,7 @@ _reduce_sum = defop(
     ),
     _sum_vjp,
     saves=(),
+    raw_vjp=_sum_raw_vjp,
 )
 
 
@@ -181,6 +193,9 @@ _reduce_mean = defop(
         _expand_reduced(g / _count(x._value.shape, axes), x, axes, keepdims),
     ),
     saves=(),
+    raw_vjp=lambda g, out, x, *, axes, keepdims: (
+        _expand_reduced_array(g / _count(x.shape, axes), x, axes, keepdims),
+    ),
 )
 
 

@@ -21,7 +21,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
-from ._util import nb, normalize_axes, unbroadcast
+from ._util import nb, normalize_axes, unbroadcast, unbroadcast_array
 
 __all__ = [
     "TopKV2",
@@ -70,6 +70,9 @@ _reshape = defop(
         reshape(g, g._value.shape[: nb(g, out)] + x._value.shape),
     ),
     saves=(),
+    raw_vjp=lambda g, out, x, *, shape: (
+        g.reshape(g.shape[: g.ndim - out.ndim] + x.shape),
+    ),
 )
 
 
@@ -96,15 +99,24 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     return apply(_reshape.op, (x,), {"shape": new})
 
 
-def _transpose_vjp(g, out, x, *, perm):
-    n = nb(g, out)
+def _inverse_perm(perm: tuple, nbatch: int) -> tuple[int, ...]:
+    """The permutation undoing ``perm``, after ``nbatch`` leading axes kept."""
     inverse = np.argsort(perm)
-    full = tuple(range(n)) + tuple(int(p) + n for p in inverse)
-    return (transpose(g, full),)
+    return tuple(range(nbatch)) + tuple(int(p) + nbatch for p in inverse)
+
+
+def _transpose_vjp(g, out, x, *, perm):
+    return (transpose(g, _inverse_perm(perm, nb(g, out))),)
 
 
 _transpose = defop(
-    "transpose", lambda x, *, perm: np.transpose(x, perm), _transpose_vjp, saves=()
+    "transpose",
+    lambda x, *, perm: np.transpose(x, perm),
+    _transpose_vjp,
+    saves=(),
+    raw_vjp=lambda g, out, x, *, perm: (
+        np.transpose(g, _inverse_perm(perm, g.ndim - out.ndim)),
+    ),
 )
 
 
@@ -174,6 +186,9 @@ _broadcast_to = defop(
     lambda x, *, shape: np.broadcast_to(x, shape),
     lambda g, out, x, *, shape: (unbroadcast(g, x._value.shape, nb(g, out)),),
     saves=(),
+    raw_vjp=lambda g, out, x, *, shape: (
+        unbroadcast_array(g, x.shape, g.ndim - out.ndim),
+    ),
 )
 
 

@@ -6,7 +6,10 @@ verifies, for one drawn example:
 
 1. the VJP against central finite differences in a random direction;
 2. second order, through nested tapes (smooth ops only);
-3. that one sweep with a batch of cotangents equals a loop of single sweeps.
+3. that one sweep with a batch of cotangents equals a loop of single sweeps;
+4. that the sweep on arrays (``Op.raw_vjp``, used when nothing records the
+   sweep) and the sweep of engine ops (``Op.vjp``, used under a recording tape)
+   give the same gradients, batched and not, in the same dtype.
 
 Non-differentiable ops instead check that the gradient through them is ``None``.
 """
@@ -22,6 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine import GradientTape, Tensor
+from tapemagic.engine import op as op_module
 from tapemagic.engine.backprop import backward
 from tapemagic.engine.ops.reduce import reduce_sum
 
@@ -126,6 +130,17 @@ def _close(analytic: float, numeric: float, tol: float, what: str) -> None:
 
 def check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None:
     """Run every check of ``case`` on one set of shapes (AssertionError on failure)."""
+    # Every value a VJP does not declare in `saves` becomes a stub, however small,
+    # so a wrong declaration fails here rather than only on large arrays.
+    threshold = op_module.STUB_MIN_BYTES
+    op_module.STUB_MIN_BYTES = 0
+    try:
+        _check_case(case, input_shapes, extra, seed)
+    finally:
+        op_module.STUB_MIN_BYTES = threshold
+
+
+def _check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None:
     rng = np.random.default_rng(seed)
     arrays = [_sample(case, rng, s) for s in input_shapes]
     xs = [Tensor(a) for a in arrays]
@@ -148,6 +163,9 @@ def check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None
             f"{case.id}: gradient shape {g._value.shape} != input {x._value.shape}"
         )
         assert g._value.dtype == np.float64, f"{case.id}: gradient dtype {g.dtype}"
+    with GradientTape():  # a recording tape: the sweep runs the VJPs as engine ops
+        engine = tape.gradient(ys, xs, output_gradients=[Tensor(u) for u in us])
+    _same(grads, engine, f"{case.id}: raw_vjp and vjp")
     analytic = float(sum(np.sum(g._value * v) for g, v in zip(grads, vs)))
     plus = _loss_along(case, [a + case.eps * v for a, v in zip(arrays, vs)], extra, us)
     minus = _loss_along(case, [a - case.eps * v for a, v in zip(arrays, vs)], extra, us)
@@ -165,6 +183,15 @@ def _check_batched(case, tape, ys, xs, rng) -> None:
     seeds = [rng.standard_normal((batch,) + y._value.shape) for y in ys]
     ids = {x._id for x in xs}
     together = backward(tape._nodes, {y._id: Tensor(s) for y, s in zip(ys, seeds)}, ids)
+    with GradientTape():
+        engine = backward(
+            tape._nodes, {y._id: Tensor(s) for y, s in zip(ys, seeds)}, ids
+        )
+    _same(
+        [together.get(x._id) for x in xs],
+        [engine.get(x._id) for x in xs],
+        f"{case.id}: batched raw_vjp and vjp",
+    )
     for b in range(batch):
         alone = backward(
             tape._nodes, {y._id: Tensor(s[b]) for y, s in zip(ys, seeds)}, ids
@@ -177,6 +204,16 @@ def _check_batched(case, tape, ys, xs, rng) -> None:
                     got._value[b], want._value, rtol=1e-10, atol=1e-12,
                     err_msg=f"{case.id}: batched cotangent row {b}",
                 )  # fmt: skip
+
+
+def _same(raw: list, engine: list, what: str) -> None:
+    for a, b in zip(raw, engine):
+        assert (a is None) == (b is None), f"{what}: connectivity differs"
+        if a is not None:
+            assert a._value.dtype == b._value.dtype, f"{what}: dtypes differ"
+            np.testing.assert_allclose(
+                a._value, b._value, rtol=1e-12, atol=1e-300, err_msg=what
+            )
 
 
 def _inner_directional(case, xs, extra, us, vs) -> Tensor:
