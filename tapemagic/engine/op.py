@@ -318,12 +318,6 @@ class Stub:
 
 def slim(op: Op, inputs: tuple, outputs: tuple) -> tuple[tuple, tuple]:
     """What a node of ``op`` keeps: stubs for the large values its VJP never reads."""
-    for i in op.dropped:
-        t = outputs[0] if i < 0 else inputs[i]
-        if t._value.nbytes >= STUB_MIN_BYTES:
-            break
-    else:
-        return inputs, outputs  # nothing worth replacing: the common small case
     if op.keep_inputs is not None:
         inputs = tuple(
             [
@@ -361,11 +355,7 @@ def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
     st = state
     if st.tapes and op.vjp is not None:
         for tape in st.tapes:
-            tracked = tape._tracked
-            for t in inputs:
-                if t._id in tracked:
-                    tape._record(op, inputs, outputs, params)
-                    break
+            tape._record(op, inputs, outputs, params)
     if st.observers:
         for observer in st.observers:
             observer.on_op(op, inputs, outputs, params)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import nest
+from . import op as _op
 from .backprop import backward
 from .context import state
 from .dtypes import from_numpy
@@ -275,22 +276,30 @@ class GradientTape:
         self._used = False
 
     def _record(self, op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
+        """Record a differentiable op that ran, if it read a value this tape tracks."""
+        tracked = self._tracked
+        for t in inputs:
+            if t._id in tracked:
+                break
+        else:
+            return
+        out = outputs[0]
         if len(outputs) == 1:
-            out_id = outputs[0]._id
-            if outputs[0]._value.dtype.kind not in "fc":
+            if out._value.dtype.kind not in "fc":
                 return  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
             return
-        else:
-            out_id = None
-        # Keep only what the VJP reads, so the tape frees the rest (see defop).
-        if op.dropped:
-            inputs, outputs = slim(op, inputs, outputs)
+        # Keep only what the VJP reads, so the tape frees the rest (see defop);
+        # values too small to be worth a stub stay.
+        for i in op.dropped:
+            if (out if i < 0 else inputs[i])._value.nbytes >= _op.STUB_MIN_BYTES:
+                inputs, outputs = slim(op, inputs, outputs)
+                break
         self._nodes.append((op, inputs, outputs, params))
-        if out_id is not None:
-            self._tracked.add(out_id)
+        if len(outputs) == 1:
+            tracked.add(out._id)
         else:
-            self._tracked.update([o._id for o in outputs])
+            tracked.update([o._id for o in outputs])
 
     def _watch_variable(self, var: Variable) -> None:
         if var._id not in self._variables:
