@@ -492,17 +492,18 @@ class Variable(_Operators):
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
                    read_value: bool = True) -> Variable:  # fmt: skip
-        array = _to_array(delta, self.dtype, what=f"the delta added to {self.name}")
-        return self._update(np.add, array, delta)
+        return self._update(np.add, delta, "added to")
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
                    read_value: bool = True) -> Variable:  # fmt: skip
-        array = _to_array(delta, self.dtype, what=f"the delta taken from {self.name}")
-        return self._update(np.subtract, array, delta)
+        return self._update(np.subtract, delta, "taken from")
 
-    def _update(self, ufunc: np.ufunc, delta: np.ndarray, given: Any) -> Variable:
-        # `given` is the delta as the user passed it, for the observers.
+    def _update(self, ufunc: np.ufunc, given: Any, how: str) -> Variable:
         old = self._snapshot._value
+        if type(given) is Tensor and given._value.dtype == old.dtype:
+            delta = given._value  # an optimizer's step: nothing to convert
+        else:
+            delta = _to_array(given, self.dtype, what=f"the delta {how} {self.name}")
         if (
             delta.shape == old.shape
             and old.ndim

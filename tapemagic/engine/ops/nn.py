@@ -687,8 +687,11 @@ def sparse_softmax_cross_entropy_with_logits(
             f"{x._value.shape})."
         )
     classes = x._value.shape[-1]
-    bad = (y._value < 0) | (y._value >= classes)
-    if bad.any():
+    labels = y._value
+    # One reduction checks both bounds: as unsigned, negative labels are huge.
+    unsigned = labels.view(labels.dtype.str.replace("i", "u"))
+    if labels.size and unsigned.max() >= classes:
+        bad = (labels < 0) | (labels >= classes)
         raise InvalidArgumentError(
             f"Received a label value of {int(y._value[bad].flat[0])} which is outside "
             f"the valid range of [0, {classes}). Label values: "
