@@ -4,8 +4,9 @@ Each workload is written once against the TensorFlow API and run with
 ``tapemagic.tf`` (and with TensorFlow itself when it is installed); HIPS autograd
 and PyTorch get their own short versions. Before anything is timed, every
 engine's result is checked against a float64 NumPy reference. Times are medians
-of repeated blocks after a warm-up; the table gives each engine's ratio to the
-hand-written NumPy forward+backward measured in the same run.
+of repeated blocks after a warm-up, the engines taking turns block by block; the
+table gives each engine's ratio to the hand-written NumPy forward+backward
+measured in the same run.
 
 Run:  .venv/bin/python benchmarks/bench_engine.py [--quick] [--only NAME ...]
 """
@@ -17,11 +18,9 @@ import contextlib
 import importlib
 import json
 import os
-import statistics
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,34 +30,9 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from timing import median_times  # noqa: E402  (benchmarks/timing.py)
+
 RNG = np.random.default_rng(0)
-
-
-def median_time(
-    fn: Callable[[], Any], *, min_block: float = 0.05, blocks: int = 7,
-    warm_up: float = 0.25,
-) -> float:  # fmt: skip
-    """Median seconds per call over ``blocks`` blocks of repeated calls.
-
-    Calls run for ``warm_up`` seconds first: BLAS starts its threads and sizes
-    its buffers on the first large products, and a cold start would otherwise
-    land in the first blocks (the jacobian measured 0.45 ms cold, 0.24 warm).
-    """
-    start = time.perf_counter()
-    fn()
-    while time.perf_counter() - start < warm_up:
-        fn()
-    t0 = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - t0, 1e-7)
-    reps = max(1, int(min_block / once))
-    samples = []
-    for _ in range(blocks):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        samples.append((time.perf_counter() - t0) / reps)
-    return statistics.median(samples)
 
 
 @dataclass
@@ -426,9 +400,9 @@ def peers_available() -> dict[str, Callable[[str], Callable[[], Any]]]:
     return found
 
 
-def run_workload(w: Workload, engines: dict, peers: dict) -> dict[str, float]:
+def run_workload(w: Workload, engines: dict, peers: dict, *, blocks: int = 9,
+                 warm_up: float = 0.25) -> dict[str, float]:  # fmt: skip
     want = w.reference() if w.reference else None
-    row: dict[str, float] = {}
     candidates: dict[str, Callable[[], Any]] = {"NumPy": w.numpy()}
     for name, tf in engines.items():
         candidates[name] = w.tf_api(tf)
@@ -443,8 +417,8 @@ def run_workload(w: Workload, engines: dict, peers: dict) -> dict[str, float]:
             if hasattr(result, "numpy"):
                 result = result.numpy()
             verify(w.name, name, result, want)
-        row[name] = median_time(fn) / w.per * w.scale
-    return row
+    times = median_times(candidates, blocks=blocks, warm_up=warm_up)
+    return {name: t / w.per * w.scale for name, t in times.items()}
 
 
 # -- whole-process measurements: peak memory, cold start -------------------------------
@@ -508,6 +482,14 @@ COLD_NUMPY = textwrap.dedent(
 )
 
 
+def goal_met(goal: str, value: float, ratio: float) -> bool:
+    """Whether a figure meets its goal: "<= 3 us/op" or "<= 1.3x NumPy"."""
+    limit = goal.split()[1]
+    if limit.endswith("x"):
+        return ratio <= float(limit[:-1])
+    return value <= float(limit)
+
+
 def subprocess_figure(script: str, *args: str, repeat: int = 3) -> float:
     values = []
     for _ in range(repeat):
@@ -524,6 +506,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller MLP batch")
     parser.add_argument("--only", nargs="*", help="workload names to run")
     parser.add_argument("--json", help="also write the figures to this file")
+    parser.add_argument("--blocks", type=int, default=9, help="timed blocks")
+    parser.add_argument(
+        "--warm-up", type=float, default=0.25, help="seconds of warm-up per engine"
+    )
     args = parser.parse_args()
 
     engines, peers = available_engines(), peers_available()
@@ -532,7 +518,9 @@ def main() -> None:
     for w in workloads(args.quick):
         if args.only and w.name not in args.only:
             continue
-        rows[w.name] = run_workload(w, engines, peers)
+        rows[w.name] = run_workload(
+            w, engines, peers, blocks=args.blocks, warm_up=args.warm_up
+        )
         goals[w.name] = (w.unit, w.goal)
         print(f"  measured {w.name}", file=sys.stderr)
     if not args.only or "memory" in args.only:
@@ -551,14 +539,18 @@ def main() -> None:
     names = ["NumPy", "tapemagic"] + [
         n for n in [*engines, *peers] if n not in ("NumPy", "tapemagic")
     ]
-    header = f"| workload | unit | {' | '.join(names)} | tapemagic / NumPy | goal |"
+    header = (
+        f"| workload | unit | {' | '.join(names)} | tapemagic / NumPy | goal | met |"
+    )
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for wname, row in rows.items():
         unit, goal = goals[wname]
         cells = [f"{row[n]:.3g}" if n in row else "-" for n in names]
         ratio = row["tapemagic"] / row["NumPy"]
-        print(f"| {wname} | {unit} | {' | '.join(cells)} | {ratio:.2f}x | {goal} |")
+        met = "yes" if goal_met(goal, row["tapemagic"], ratio) else "no"
+        figures = " | ".join([*cells, f"{ratio:.2f}x", goal, met])
+        print(f"| {wname} | {unit} | {figures} |")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "goals": goals}, fh, indent=2)

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +30,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from timing import median_times  # noqa: E402  (benchmarks/timing.py)
+
 import tapemagic.graph.log  # noqa: E402,F401  (makes explain=True available)
 import tapemagic.tf as tf  # noqa: E402
 from tapemagic.engine.tape import GradientTape  # noqa: E402
@@ -39,30 +39,6 @@ from tapemagic.engine.tape import GradientTape  # noqa: E402
 OPS = 200
 X16 = np.linspace(-1.0, 1.0, 16).astype(np.float32)
 C = np.float32(0.9)
-
-
-def median_times(
-    fns: dict[str, Callable[[], Any]], *, blocks: int, min_block: float = 0.05
-) -> dict[str, float]:
-    """Median seconds per call of each function over ``blocks`` timed blocks.
-
-    The variants take turns block by block, so a change in machine load hits
-    them all alike instead of skewing one.
-    """
-    reps = {}
-    for name, fn in fns.items():
-        fn()  # warm-up
-        t0 = time.perf_counter()
-        fn()
-        reps[name] = max(1, int(min_block / max(time.perf_counter() - t0, 1e-7)))
-    samples: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(blocks):
-        for name, fn in fns.items():
-            t0 = time.perf_counter()
-            for _ in range(reps[name]):
-                fn()
-            samples[name].append((time.perf_counter() - t0) / reps[name])
-    return {name: statistics.median(times) for name, times in samples.items()}
 
 
 def numpy_step() -> np.ndarray:
