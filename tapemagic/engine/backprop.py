@@ -25,8 +25,9 @@ Node = tuple  # (op: Op, inputs: tuple[Tensor], outputs: tuple[Tensor], params: 
 class _SweepObservers(threading.local):
     def __init__(self) -> None:
         # Objects with on_cotangent(outputs, g), told of the cotangent arriving
-        # at each node. The explanation log adds itself while it follows a
-        # gradient request; empty, the sweep pays one attribute read.
+        # at each node (g: its NumPy array; a tuple of them for several
+        # outputs). The explanation log adds itself while it follows a gradient
+        # request; empty, the sweep pays one attribute read.
         self.observers: list = []
 
 
@@ -56,12 +57,13 @@ def backward(
                     reach.add(out._id)
                 break
     observers = sweep_observers.observers
-    if observers or state.tapes or state.observers:
+    if state.tapes or state.observers:
         # Someone records the VJPs' ops (an outer tape: higher derivatives) or
-        # follows the sweep (the explanation log): run the VJPs as engine ops.
+        # logs every op that runs (an explanation log inside its cell): run the
+        # VJPs as engine ops.
         return _sweep_tensors(relevant, dict(seeds), source_ids, reach, observers)
     arrays = {key: t._value for key, t in seeds.items()}
-    grads = _sweep_arrays(relevant, arrays, source_ids, reach)
+    grads = _sweep_arrays(relevant, arrays, source_ids, reach, observers)
     return {key: Tensor(g) for key, g in grads.items()}
 
 
@@ -82,8 +84,9 @@ def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
                 continue
             batched = g._value.ndim != out._value.ndim
         if observers:
+            arrays = tuple(t._value for t in g) if op.multi_output else g._value
             for observer in observers:
-                observer.on_cotangent(outputs, g)
+                observer.on_cotangent(outputs, arrays)
         if batched and not op.batched:
             pairs = zip(inputs, _looped_vjp(op, g, out, inputs, params, reach))
         elif op.per_input:
@@ -106,18 +109,21 @@ def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
 
 
 def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
-                  reach: set[int]) -> dict:  # fmt: skip
+                  reach: set[int], observers: list) -> dict:  # fmt: skip
     """The sweep on NumPy arrays: each op's ``raw_vjp``, or its VJP on tensors."""
     for node in reversed(relevant):
         op, inputs, outputs, params = node
         raw = op.raw_vjp
         if raw is None:
-            pairs = _tensor_vjp_on_arrays(node, grads, source_ids, reach)
+            pairs = _tensor_vjp_on_arrays(node, grads, source_ids, reach, observers)
         else:
             key = outputs[0]._id
             g = grads.get(key) if key in source_ids else grads.pop(key, None)
             if g is None:
                 continue
+            if observers:
+                for observer in observers:
+                    observer.on_cotangent(outputs, g)
             out = outputs[0]._value
             if len(inputs) == 1:  # most ops: no lists to build
                 (t,) = inputs
@@ -147,7 +153,7 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
 
 
 def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
-                          reach: set[int]) -> list:  # fmt: skip
+                          reach: set[int], observers: list) -> list:  # fmt: skip
     """One node of an array sweep through the op's VJP on tensors."""
     op, inputs, outputs, params = node
     keys = [o._id for o in outputs]
@@ -157,7 +163,7 @@ def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
     for k in wrapped:
         if k not in source_ids:
             del grads[k]
-    results = _sweep_tensors([node], wrapped, source_ids, reach, [])
+    results = _sweep_tensors([node], wrapped, source_ids, reach, observers)
     pairs, seen = [], set(keys)
     for t in inputs:  # an input used twice (x * x) has one summed cotangent
         if t._id in results and t._id not in seen:

@@ -212,7 +212,8 @@ class _Builder:
             if var is not None:
                 text = _preview(var._value)
             else:
-                text = self.log.previews.get(key)
+                glimpse = self.log.previews.get(key)
+                text = None if glimpse is None else _preview(glimpse)
             if text is not None:
                 previews.append(Preview(source.value, text))
         return tuple(previews)
@@ -362,7 +363,7 @@ class _Builder:
                     none=none,
                     shape=None if shape is None else tuple(int(d) for d in shape),
                     dtype=None if dtype is None else _dtype_name(dtype),
-                    preview=preview,
+                    preview=None if preview is None else _preview(preview),
                     nan=nan,
                     inf=inf,
                     zero=zero,

@@ -34,6 +34,7 @@ computation ran the op, or None.
 
 from __future__ import annotations
 
+import math
 import sys
 import weakref
 from collections.abc import Callable
@@ -68,10 +69,11 @@ _SINGULAR = frozenset(
 # Op -> the positions of its inputs without a gradient (per-input VJPs only).
 _NO_GRADIENT: dict[Any, tuple[int, ...]] = {}
 
-# User names that held a Variable at the end of a %%tape cell (name -> a weak
-# reference to it): a later cell finding a plain tensor under that name knows
-# the name was rebound in between (``w = w - lr * g`` in a plain cell).
-_NAMED_VARIABLES: dict[str, weakref.ref] = {}
+# User names that held a Variable at the end of a %%tape cell (name -> the
+# variable's id, name, shape and dtype): a later cell finding a plain tensor
+# under that name knows the name was rebound in between (``w = w - lr * g`` in
+# a plain cell), whether or not the variable itself still exists.
+_NAMED_VARIABLES: dict[str, tuple[int, str, tuple, np.dtype]] = {}
 
 
 def user_location() -> tuple[str, int] | tuple[None, None]:
@@ -160,7 +162,7 @@ class ExplainLog:
         self.filename = filename
         self.label = label
         self.lines = lines
-        self.tape: Any = None
+        self._tape: Any = None  # a weak reference: the tape owns its log
         self.first_id: int | None = None
         self.events: list[tuple] = []
         self.requests: list[dict] = []
@@ -193,7 +195,14 @@ class ExplainLog:
         # [first id, last id or None, paused].
         self._gaps: list[list] = []
         self.cotangents: list[tuple] = []
-        self.previews: dict[int, str] = {}
+        # Cotangents whose norms are still to be computed, in one NumPy pass
+        # per gradient request (or per _NORM_BATCH_BYTES): their positions in
+        # self.cotangents, where they hold the array in the norm's place.
+        self._unnormed: list[int] = []
+        self._unnormed_bytes = 0
+        # Small copies of values shown as previews (see _glimpse), formatted
+        # only when a view asks for them.
+        self.previews: dict[int, np.ndarray | str] = {}
 
     # -- wiring --------------------------------------------------------------
     def bind(self, tape: Any) -> None:
@@ -207,8 +216,17 @@ class ExplainLog:
                 "This ExplainLog already belongs to another GradientTape; give each "
                 "tape its own log: GradientTape(explain=True)."
             )
-        self.tape = tape
+        self._tape = weakref.ref(tape)
         self._tapes[id(tape)] = 0
+
+    @property
+    def tape(self) -> Any:
+        """The log's own tape (None before ``bind`` or once the tape is gone).
+
+        Held weakly, so a tape and its log never form a cycle that only the
+        garbage collector could free.
+        """
+        return None if self._tape is None else self._tape()
 
     def tape_number(self, tape: Any) -> int:
         """0 for the log's own tape; 1, 2, ... for other tapes, as first seen."""
@@ -293,36 +311,50 @@ class ExplainLog:
     def on_op(self, op: Any, inputs: tuple, outputs: tuple, params: dict) -> None:
         """An op ran (engine hook, called after every op while the log listens)."""
         values = self.values
+        input_ids = []
         for t in inputs:
-            if t._id not in values:
+            key = t._id
+            if key not in values:
                 self._first_seen(t)
+            input_ids.append(key)
         tape = self.tape
         first = outputs[0]._id
         recorded = tape is not None and first in tape._tracked
         others = ()
-        if len(state.tapes) > (tape is not None and tape._recording):
+        tapes = state.tapes
+        if len(tapes) > (tape is not None and tape._recording):
             others = tuple(
                 [
                     self.tape_number(t)
-                    for t in state.tapes
+                    for t in tapes
                     if t is not tape and first in t._tracked
                 ]
             )
-        blocked = _NO_GRADIENT.get(op) if op.per_input else ()
-        if blocked is None:
-            blocked = _NO_GRADIENT[op] = tuple(
-                [i for i, fn in enumerate(op.vjp) if fn is None]
-            )
-        seq = len(self.events)
-        self.events.append(
+        if op.per_input:
+            blocked = _NO_GRADIENT.get(op)
+            if blocked is None:
+                blocked = _NO_GRADIENT[op] = tuple(
+                    [i for i, fn in enumerate(op.vjp) if fn is None]
+                )
+        else:
+            blocked = ()
+        # The line: the innermost frame of the logged code, from two frames up
+        # (the op's own function, or the user's code calling a custom gradient).
+        filename = self.filename
+        frame = sys._getframe(2)
+        while frame is not None and frame.f_code.co_filename != filename:
+            frame = frame.f_back
+        events = self.events
+        seq = len(events)
+        events.append(
             (
                 "op",
                 op.name,
                 op.vjp is not None,
-                tuple([t._id for t in inputs]),
-                tuple([o._id for o in outputs]),
+                tuple(input_ids),
+                (first,) if len(outputs) == 1 else tuple([o._id for o in outputs]),
                 recorded,
-                self._line(),
+                None if frame is None else frame.f_lineno,
                 self.state,
                 self._request,
                 params,
@@ -429,7 +461,7 @@ class ExplainLog:
     def on_watch(self, tape: Any, item: Any) -> None:
         """``tape.watch`` was called on ``item`` (one tensor or variable)."""
         self._see(item)
-        self.previews[item._id] = _preview(item._value)
+        self.previews[item._id] = _glimpse(item._value)
         self.events.append(
             (
                 "watch",
@@ -502,6 +534,7 @@ class ExplainLog:
         self, tape: Any, kind: str, call: dict, result: Any, error: Any
     ) -> None:
         """A gradient request finished with ``result`` or raised ``error``."""
+        self._flush_norms()
         number = self._pending.pop()
         self._request = self._pending[-1] if self._pending else None
         if not self._pending:
@@ -523,24 +556,45 @@ class ExplainLog:
         items = nest.flatten(sources)
         for item, g in zip(items, flat):
             if isinstance(item, (Tensor, Variable)):
-                self.previews[item._id] = _preview(item._value)
+                self.previews[item._id] = _glimpse(item._value)
                 if g is not None:
                     array = g._value if isinstance(g, Tensor) else np.asarray(g)
-                    self.cotangents.append(
-                        (number, item._id, array.shape, _norm(array), True)
-                    )
+                    self._add_cotangent(number, item._id, array, True)
+        self._flush_norms()
 
     def on_cotangent(self, outputs: tuple, g: Any) -> None:
         """The backward sweep reached the op that made ``outputs`` with ``g``."""
         if not self._pending:
             return
         number = self._pending[-1]
-        for out, gi in zip(outputs, g if isinstance(g, tuple) else (g,)):
+        if type(g) is not tuple:  # one output: the common case
+            key = outputs[0]._id
+            if key in self.values:
+                self._add_cotangent(number, key, g, False)
+            return
+        for out, array in zip(outputs, g):
             if out._id in self.values:
-                array = gi._value
-                self.cotangents.append(
-                    (number, out._id, array.shape, _norm(array), False)
-                )
+                self._add_cotangent(number, out._id, array, False)
+
+    def _add_cotangent(self, number: int, key: int, array: Any, result: bool) -> None:
+        cotangents = self.cotangents
+        self._unnormed.append(len(cotangents))
+        cotangents.append((number, key, array.shape, array, result))
+        self._unnormed_bytes += array.nbytes
+        if self._unnormed_bytes > _NORM_BATCH_BYTES:
+            self._flush_norms()
+
+    def _flush_norms(self) -> None:
+        """Put the norms of the kept cotangents in their place, and drop them."""
+        if not self._unnormed:
+            return
+        cotangents = self.cotangents
+        norms = _norms([cotangents[i][3] for i in self._unnormed])
+        for i, norm in zip(self._unnormed, norms):
+            number, key, shape, _, result = cotangents[i]
+            cotangents[i] = (number, key, shape, norm, result)
+        self._unnormed = []
+        self._unnormed_bytes = 0
 
     def _ids(self, structure: Any) -> tuple:
         ids = []
@@ -569,16 +623,14 @@ class ExplainLog:
             is_tensor = isinstance(new, (Tensor, Variable))
             if type(old) is Tensor and old._id in self.values:
                 held = _NAMED_VARIABLES.get(name)
-                var = held() if held is not None else None
-                # Made after the variable, with its shape and dtype: most likely
-                # computed from it (w = w - lr * g).
-                if (
-                    var is not None
-                    and old._id > var._id
-                    and old._value.shape == var._value.shape
-                    and old._value.dtype == var._value.dtype
-                ):
-                    self.rebound_from[old._id] = var.name
+                if held is not None:
+                    # Made after the variable, with its shape and dtype: most
+                    # likely computed from it (w = w - lr * g).
+                    var_id, var_name, shape, dtype = held
+                    value = old._value
+                    same = value.shape == shape and value.dtype == dtype
+                    if same and old._id > var_id:
+                        self.rebound_from[old._id] = var_name
             if old is not new:
                 if isinstance(old, (Tensor, Variable)) and old._id in self.values:
                     self.previous[name] = old._id
@@ -601,7 +653,8 @@ class ExplainLog:
         # tensor keeps its entry, so the next cell can still tell.
         for name, new in after.items():
             if isinstance(new, Variable):
-                _NAMED_VARIABLES[name] = weakref.ref(new)
+                value = new._snapshot._value
+                _NAMED_VARIABLES[name] = (new._id, new.name, value.shape, value.dtype)
 
 
 _MISSING = object()
@@ -650,24 +703,78 @@ def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
 
 
 def _summary(g: Any) -> tuple:
-    """``(is_none, shape, numpy dtype, preview text)`` of one gradient result."""
+    """``(is_none, shape, numpy dtype, glimpse)`` of one gradient result."""
     if g is None:
         return (True, None, None, None)
     array = g._value if isinstance(g, (Tensor, Variable)) else np.asarray(g)
-    return (False, array.shape, array.dtype, _preview(array))
+    return (False, array.shape, array.dtype, _glimpse(array))
+
+
+_EDGE = 3  # items shown at each end of a long axis
+_THRESHOLD = 8  # arrays with more items than this are elided
 
 
 def _preview(array: Any) -> str:
     """A value on one short line: ``[[1., 2.], [3., 4.]]``, elided past 8 items."""
+    if isinstance(array, str):
+        return array
     text = np.array2string(
-        np.asarray(array), precision=4, threshold=8, edgeitems=3, separator=", "
+        np.asarray(array),
+        precision=4,
+        threshold=_THRESHOLD,
+        edgeitems=_EDGE,
+        separator=", ",
     )
     return " ".join(text.split())
 
 
-def _norm(array: np.ndarray) -> float:
-    """The Frobenius norm (NaN or inf when the array holds NaN or inf)."""
-    return float(np.linalg.norm(np.ravel(array)))
+def _glimpse(array: Any) -> np.ndarray | str:
+    """A small copy of ``array`` with the same :func:`_preview`, to format later.
+
+    Formatting costs tens of microseconds, so the log keeps what the preview
+    shows instead of the text: an elided preview shows and takes its number
+    format from the first and last three items of each axis, so any axis
+    longer than nine keeps those and three of its middle items (which keeps the
+    copy elided). Values too big even so are formatted at once.
+    """
+    a = np.asarray(array)
+    if a.size <= _THRESHOLD:
+        return a.copy()
+    if math.prod(min(n, 3 * _EDGE) for n in a.shape) > 4096:
+        return _preview(a)
+    for axis, n in enumerate(a.shape):
+        if n > 3 * _EDGE:
+            middle = n // 2 - 1
+            keep = [*range(_EDGE), middle, middle + 1, middle + 2,
+                    *range(n - _EDGE, n)]  # fmt: skip
+            a = np.take(a, keep, axis=axis)
+    return a.copy() if a is array else a
+
+
+# The log keeps cotangents for their norms only until this many bytes are held.
+_NORM_BATCH_BYTES = 1 << 20
+
+
+def _norms(arrays: list) -> list[float]:
+    """Frobenius norms of several arrays, in one NumPy pass over all of them.
+
+    NaN or inf in an array gives a NaN or inf norm; an empty array's is 0.
+    A backward sweep reaches hundreds of small cotangents: a NumPy call each
+    would cost more than the sweep.
+    """
+    flat = [np.asarray(a).ravel() for a in arrays]
+    sizes = np.array([f.size for f in flat], dtype=np.intp)
+    values = np.concatenate(flat)
+    if values.dtype.kind == "c":
+        squares = values.real * values.real + values.imag * values.imag
+    else:
+        squares = values * values
+    sums = np.zeros(len(flat), dtype=squares.dtype)
+    filled = sizes > 0
+    if filled.any():
+        starts = np.cumsum(sizes) - sizes
+        sums[filled] = np.add.reduceat(squares, starts[filled])
+    return np.sqrt(sums).tolist()
 
 
 set_explain_factory(ExplainLog)

@@ -6,6 +6,9 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
@@ -13,7 +16,7 @@ from tapemagic.engine import tape as tape_module
 from tapemagic.engine.context import state
 from tapemagic.graph import log as log_module
 from tapemagic.graph.from_tape import graph_from_tape
-from tapemagic.graph.log import ExplainLog, user_location
+from tapemagic.graph.log import ExplainLog, _glimpse, _norms, _preview, user_location
 from tapemagic.graph.model import ORIGINS
 
 
@@ -68,9 +71,10 @@ def test_explain_rejects_what_is_not_an_observer():
 
 def test_a_log_belongs_to_one_tape():
     log = ExplainLog()
-    GradientTape(explain=log)
+    first = GradientTape(explain=log)
     with pytest.raises(ValueError, match="already belongs to another GradientTape"):
         GradientTape(explain=log)
+    assert log.tape is first
 
 
 def test_default_filename_is_the_creating_code():
@@ -246,9 +250,11 @@ def test_gradient_requests_with_results_and_errors():
     assert first["kind"] == "gradient" and first["tape"] == 0
     assert first["targets"] == (y._id,) and first["sources"] == (w._id, u._id)
     assert first["results"][1] == (True, None, None, None)
-    none, shape, dtype, preview = first["results"][0]
-    assert (none, shape, dtype, preview) == (False, (2,), np.float32, "[2., 4.]")
-    assert first["line"] == sys._getframe().f_lineno - 9 and first["here"]
+    none, shape, dtype, glimpse = first["results"][0]
+    assert (none, shape, dtype, _preview(glimpse)) == (
+        False, (2,), np.float32, "[2., 4.]"
+    )  # fmt: skip
+    assert first["line"] == sys._getframe().f_lineno - 11 and first["here"]
     assert second["error"].startswith("RuntimeError: A non-persistent GradientTape")
     assert second["results"] == ()
     assert grads[1] is None
@@ -480,3 +486,70 @@ def test_an_interrupted_gradient_ends_its_request_and_detaches_the_log(monkeypat
     assert sweep_observers.observers == []
     assert tape.gradient(y, x).numpy() == 4.0
     assert sweep_observers.observers == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    array=hnp.arrays(
+        dtype=st.sampled_from(
+            [np.float32, np.float64, np.int32, np.int64, np.bool_, np.complex128]
+        ),
+        shape=hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=14),
+        elements={"allow_nan": True, "allow_infinity": True},
+    )
+)
+def test_a_glimpse_previews_exactly_as_its_array(array):
+    # The log keeps a small copy and formats it when a view asks: the text must
+    # be the array's own, elision marks and number format included.
+    glimpse = _glimpse(array)
+    assert _preview(glimpse) == _preview(array)
+    if isinstance(glimpse, np.ndarray):
+        assert glimpse.size <= max(array.size, 1) and not np.shares_memory(
+            glimpse, array
+        )
+        assert array.size <= 8 or all(n <= 9 for n in glimpse.shape)
+
+
+def test_a_glimpse_keeps_little_of_a_large_array():
+    big = np.arange(1000 * 1000, dtype=np.float64).reshape(1000, 1000)
+    glimpse = _glimpse(big)
+    assert glimpse.shape == (9, 9)
+    assert _preview(glimpse) == _preview(big)
+    assert _preview(_glimpse(np.zeros((12,) * 5))) == _preview(np.zeros((12,) * 5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    arrays=st.lists(
+        hnp.arrays(
+            dtype=st.sampled_from([np.float32, np.float64, np.complex128]),
+            shape=hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5),
+            # no float32 overflow when squared; NaN and inf still propagate
+            elements=st.floats(-65504.0, 65504.0, width=32)
+            | st.sampled_from([np.nan, np.inf, -np.inf]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_cotangent_norms_in_one_pass_are_each_arrays_norm(arrays):
+    got = _norms(arrays)
+    for array, norm in zip(arrays, got, strict=True):
+        want = float(np.linalg.norm(array.astype(np.complex128).ravel()))
+        if np.isnan(want):
+            assert np.isnan(norm)
+        else:
+            np.testing.assert_allclose(norm, want, rtol=1e-5)
+
+
+def test_the_log_keeps_cotangents_only_until_their_norms_are_taken():
+    x = tf.Variable(np.ones(300_000, np.float32))  # 1.2 MB: over the batch size
+    with GradientTape(explain=True) as tape:
+        y = tf.reduce_sum(tf.sin(x) * 2.0)
+    tape.gradient(y, x)
+    log = tape._explain
+    assert not log._unnormed and log._unnormed_bytes == 0
+    norms = [entry[3] for entry in log.cotangents]
+    assert all(isinstance(n, float) for n in norms)
+    assert norms[0] == 1.0  # the seed of the scalar target
+    np.testing.assert_allclose(norms[-1], np.linalg.norm(2 * np.cos(np.ones(300_000))))
