@@ -780,6 +780,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
     return t
 
 
+_TENSORS = (Tensor, Variable)
+
+
 def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
     """Convert an op's tensor inputs to one common dtype, the TensorFlow way.
 
@@ -795,6 +798,16 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
                 break
         else:
             return args
+    if len(args) == 2 and type(args[0]) in _TENSORS and type(args[1]) in _TENSORS:
+        # Tensors and variables (h @ w, h + b): read the variables, no more.
+        x, y = args
+        if type(x) is Variable:
+            x = x._read()
+        if type(y) is Variable:
+            y = y._read()
+        if x._value.dtype != y._value.dtype:
+            raise _dtype_mismatch(1, y._value.dtype, x._value.dtype, args)
+        return (x, y)
     dtype = None
     for arg in args:
         if isinstance(arg, (Tensor, Variable)):
