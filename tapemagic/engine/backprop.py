@@ -125,23 +125,37 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
                 for observer in observers:
                     observer.on_cotangent(outputs, g)
             out = outputs[0]._value
+            # (Calls spell out **params only when there are any: an empty
+            # mapping unpacked costs more than most VJPs on small arrays.)
             if len(inputs) == 1:  # most ops: no lists to build
                 (t,) = inputs
                 if t._id in reach:
-                    (gt,) = raw(g, out, t._value, **params)
+                    if params:
+                        (gt,) = raw(g, out, t._value, **params)
+                    else:
+                        (gt,) = raw(g, out, t._value)
                     if gt is not None:
                         key = t._id
                         previous = grads.get(key)
                         grads[key] = gt if previous is None else previous + gt
                 continue
-            values = [t._value for t in inputs]
-            if op.per_input:
+            if op.per_input and len(inputs) == 2 and not params:  # add, multiply
+                a, b = inputs
+                fa, fb = raw
+                pairs = []
+                if fa is not None and a._id in reach:
+                    pairs.append((a, fa(g, out, a._value, b._value)))
+                if fb is not None and b._id in reach:
+                    pairs.append((b, fb(g, out, a._value, b._value)))
+            elif op.per_input:
+                values = [t._value for t in inputs]
                 pairs = [
                     (t, fn(g, out, *values, **params))
                     for fn, t in zip(raw, inputs)
                     if fn is not None and t._id in reach
                 ]
             else:
+                values = [t._value for t in inputs]
                 pairs = zip(inputs, raw(g, out, *values, **params))
         for t, gt in pairs:
             key = t._id

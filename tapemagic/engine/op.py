@@ -224,7 +224,10 @@ def defop(
             if type(x) is not Tensor:
                 (x,) = convert_inputs((x,))
             try:
-                result = Tensor(forward_(x._value, **params))
+                if params:
+                    result = Tensor(forward_(x._value, **params))
+                else:  # unpacking an empty mapping costs more than the check
+                    result = Tensor(forward_(x._value))
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x,), err) from None
             if state.tapes or state.observers:
@@ -242,7 +245,10 @@ def defop(
             ):
                 x, y = convert_inputs((x, y))
             try:
-                result = Tensor(forward_(x._value, y._value, **params))
+                if params:
+                    result = Tensor(forward_(x._value, y._value, **params))
+                else:
+                    result = Tensor(forward_(x._value, y._value))
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x, y), err) from None
             if state.tapes or state.observers:
