@@ -10,6 +10,7 @@ identity gives a whole jacobian.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -99,13 +100,18 @@ def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
             ]
         else:
             pairs = zip(inputs, op.vjp(g, out, *inputs, **params))
-        for t, gt in pairs:
-            key = t._id
-            if gt is None or key not in reach:
-                continue
-            previous = grads.get(key)
-            grads[key] = gt if previous is None else previous + gt
+        _accumulate(grads, pairs, reach)
     return grads
+
+
+def _accumulate(grads: dict, pairs: Any, reach: set[int]) -> None:
+    """Add each ``(input, cotangent)`` pair's cotangent to what its input has."""
+    for t, gt in pairs:
+        key = t._id
+        if gt is None or key not in reach:
+            continue
+        previous = grads.get(key)
+        grads[key] = gt if previous is None else previous + gt
 
 
 def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
@@ -157,12 +163,7 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
             else:
                 values = [t._value for t in inputs]
                 pairs = zip(inputs, raw(g, out, *values, **params))
-        for t, gt in pairs:
-            key = t._id
-            if gt is None or key not in reach:
-                continue
-            previous = grads.get(key)
-            grads[key] = gt if previous is None else previous + gt
+        _accumulate(grads, pairs, reach)
     return grads
 
 
