@@ -71,8 +71,7 @@ def custom_gradient(f: Callable | None = None) -> Callable:
             for v in variables:
                 if tape._watch_accessed:
                     tape._watch_variable(v)
-            if any(t._id in tape._tracked for t in node_inputs):
-                tape._record(op, node_inputs, outputs, {})
+            tape._record(op, node_inputs, outputs, {})  # if it tracks an input
         for observer in state.observers:
             observer.on_op(op, node_inputs, outputs, {})
         return nest.pack_sequence_as(result, list(outputs))

@@ -138,8 +138,9 @@ class ExplainLog:
         cotangents: ``(request number, tensor id, shape, norm, is_result)`` for
             the cotangent reaching each node of a request's backward sweep, in
             sweep order, then one per source for the gradient it got.
-        previews: tensor id -> a short text of its value, for watched tensors
-            and the sources of gradient requests (taken then).
+        previews: tensor id -> its value as it was then, for watched tensors and
+            the sources of gradient requests: a small copy that :func:`_preview`
+            turns into a short text (see :func:`_glimpse`).
 
     Example:
         >>> from tapemagic.engine import GradientTape, Variable
