@@ -559,9 +559,11 @@ class GradientTape:
         )
 
     def _sweep(self, seeds: dict[int, Tensor], source_ids: set[int]) -> dict:
-        # Iterate over a snapshot: a persistent tape recording inside its own
-        # context records its backward ops too (that is how it nests with itself).
-        return backward(list(self._nodes), seeds, source_ids)
+        # A tape recording inside its own context (persistent) records its
+        # backward ops too, which is how it nests with itself: the sweep then
+        # walks a snapshot of the nodes.
+        nodes = list(self._nodes) if self._recording else self._nodes
+        return backward(nodes, seeds, source_ids)
 
     def _chunked_sweeps(self, y: Tensor, seed: np.ndarray, wanted: set[int],
                         sources: list) -> dict:  # fmt: skip
