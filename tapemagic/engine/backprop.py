@@ -169,22 +169,28 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
 
 def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
                           reach: set[int], observers: list) -> list:  # fmt: skip
-    """One node of an array sweep through the op's VJP on tensors."""
+    """One node of an array sweep through the op's VJP on tensors.
+
+    The node's inputs join the one-node sweep with what they have so far, so an
+    input used twice (``concat([x, x])``) sums its cotangents in the order the
+    tensor sweep does: both sweeps give the same bits.
+    """
     op, inputs, outputs, params = node
     keys = [o._id for o in outputs]
     if not any(k in grads for k in keys):
         return []
-    wrapped = {k: Tensor(grads[k]) for k in keys if k in grads}
-    for k in wrapped:
+    sub = {k: Tensor(grads[k]) for k in keys if k in grads}
+    for k in sub:
         if k not in source_ids:
             del grads[k]
-    results = _sweep_tensors([node], wrapped, source_ids, reach, observers)
-    pairs, seen = [], set(keys)
-    for t in inputs:  # an input used twice (x * x) has one summed cotangent
-        if t._id in results and t._id not in seen:
-            seen.add(t._id)
-            pairs.append((t, results[t._id]._value))
-    return pairs
+    for t in inputs:
+        if t._id in grads and t._id not in sub:
+            sub[t._id] = Tensor(grads[t._id])
+    results = _sweep_tensors([node], sub, source_ids, reach, observers)
+    for t in inputs:
+        if t._id in results and t._id not in keys:
+            grads[t._id] = results[t._id]._value
+    return []
 
 
 def _vjp(op: Op, g, out, inputs: tuple, params: dict, reach: set[int]) -> tuple:

@@ -283,21 +283,21 @@ class GradientTape:
                 break
         else:
             return
-        out = outputs[0]
         if len(outputs) == 1:
-            if out._value.dtype.kind not in "fc":
+            if outputs[0]._value.dtype.kind not in "fc":
                 return  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
-            return
+            return  # (an op with no outputs at all, such as unstack of nothing)
         # Keep only what the VJP reads, so the tape frees the rest (see defop);
-        # values too small to be worth a stub stay.
+        # values too small to be worth a stub stay. (-1 is the one output.)
         for i in op.dropped:
-            if (out if i < 0 else inputs[i])._value.nbytes >= _op.STUB_MIN_BYTES:
+            value = (outputs[0] if i < 0 else inputs[i])._value
+            if value.nbytes >= _op.STUB_MIN_BYTES:
                 inputs, outputs = slim(op, inputs, outputs)
                 break
         self._nodes.append((op, inputs, outputs, params))
         if len(outputs) == 1:
-            tracked.add(out._id)
+            tracked.add(outputs[0]._id)
         else:
             tracked.update([o._id for o in outputs])
 
