@@ -765,7 +765,10 @@ def _norms(arrays: list) -> list[float]:
     """
     flat = [np.asarray(a).ravel() for a in arrays]
     sizes = np.array([f.size for f in flat], dtype=np.intp)
+    # in double precision: float32 squares under- and overflow long before
+    # the norms they add up to would
     values = np.concatenate(flat)
+    values = values.astype(np.result_type(values.dtype, np.float64), copy=False)
     if values.dtype.kind == "c":
         squares = values.real * values.real + values.imag * values.imag
     else:
