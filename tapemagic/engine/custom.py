@@ -16,7 +16,7 @@ from typing import Any
 
 from . import nest
 from .context import state
-from .op import Op
+from .op import Op, _announce
 from .tensor import Tensor, convert_to_tensor
 
 __all__ = ["custom_gradient"]
@@ -66,14 +66,11 @@ def custom_gradient(f: Callable | None = None) -> Callable:
             batched=False,
         )
         node_inputs = inputs + tuple(v._snapshot for v in variables)
-        tapes = state.tapes
-        for tape in tapes:
-            for v in variables:
-                if tape._watch_accessed:
+        for tape in state.tapes:
+            if tape._watch_accessed:
+                for v in variables:
                     tape._watch_variable(v)
-            tape._record(op, node_inputs, outputs, {})  # if it tracks an input
-        for observer in state.observers:
-            observer.on_op(op, node_inputs, outputs, {})
+        _announce(op, node_inputs, outputs, {})  # as every op is: tapes, then the log
         return nest.pack_sequence_as(result, list(outputs))
 
     return wrapper

@@ -45,6 +45,7 @@ import numpy as np
 from ..engine import nest
 from ..engine.backprop import sweep_observers
 from ..engine.context import new_id, state
+from ..engine.op import OP_TABLE
 from ..engine.tape import set_diagnosis, set_explain_factory
 from ..engine.tensor import Tensor, Variable
 
@@ -66,8 +67,24 @@ _SINGULAR = frozenset(
     }
 )  # fmt: skip
 
-# Op -> the positions of its inputs without a gradient (per-input VJPs only).
-_NO_GRADIENT: dict[Any, tuple[int, ...]] = {}
+# Op -> (name, differentiable, positions of inputs without a gradient, singular),
+# for the ops of the op table (custom-gradient ops are new objects each call).
+_OP_FACTS: dict[Any, tuple[str, bool, tuple[int, ...], bool]] = {}
+
+
+def _op_facts(op: Any) -> tuple[str, bool, tuple[int, ...], bool]:
+    facts = _OP_FACTS.get(op)
+    if facts is None:
+        blocked = (
+            tuple([i for i, fn in enumerate(op.vjp) if fn is None])
+            if op.per_input
+            else ()
+        )
+        facts = (op.name, op.vjp is not None, blocked, op.name in _SINGULAR)
+        if OP_TABLE.get(op.name) is op:
+            _OP_FACTS[op] = facts
+    return facts
+
 
 # User names that held a Variable at the end of a %%tape cell (name -> the
 # variable's id, name, shape and dtype): a later cell finding a plain tensor
@@ -331,18 +348,13 @@ class ExplainLog:
                     if t is not tape and first in t._tracked
                 ]
             )
-        if op.per_input:
-            blocked = _NO_GRADIENT.get(op)
-            if blocked is None:
-                blocked = _NO_GRADIENT[op] = tuple(
-                    [i for i, fn in enumerate(op.vjp) if fn is None]
-                )
-        else:
-            blocked = ()
-        # The line: the innermost frame of the logged code, from two frames up
-        # (the op's own function, or the user's code calling a custom gradient).
+        name, differentiable, blocked, singular = _op_facts(op)
+        # The line: the innermost frame of the logged code. The engine calls this
+        # hook from op._announce, itself called by the op's function (or a
+        # custom gradient's wrapper), so the search starts at that function's
+        # caller: each frame looked at costs a frame object.
         filename = self.filename
-        frame = sys._getframe(2)
+        frame = sys._getframe(3)
         while frame is not None and frame.f_code.co_filename != filename:
             frame = frame.f_back
         events = self.events
@@ -350,8 +362,8 @@ class ExplainLog:
         events.append(
             (
                 "op",
-                op.name,
-                op.vjp is not None,
+                name,
+                differentiable,
                 tuple(input_ids),
                 (first,) if len(outputs) == 1 else tuple([o._id for o in outputs]),
                 recorded,
@@ -363,7 +375,6 @@ class ExplainLog:
                 blocked,
             )
         )
-        singular = op.name in _SINGULAR
         for o in outputs:
             value = o._value
             values[o._id] = ("op", value.shape, value.dtype, seq)
