@@ -506,7 +506,6 @@ class Variable(_Operators):
             delta = _to_array(given, self.dtype, what=f"the delta {how} {self.name}")
         if (
             delta.shape == old.shape
-            and old.ndim
             and sys.getrefcount(self._snapshot) == 2
             and sys.getrefcount(old) == 3
         ):

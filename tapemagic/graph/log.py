@@ -254,11 +254,11 @@ class ExplainLog:
             number = self._tapes[key] = len(self._tapes) + (self.tape is None)
         return number
 
-    def _line(self) -> int | None:
-        # The innermost frame running the logged code: start above the engine
-        # call that invoked the hook (two frames up) and walk outwards.
+    def _line(self, skip: int = 2) -> int | None:
+        # The innermost frame running the logged code: start ``skip`` frames up
+        # from the hook (above the engine call that invoked it) and walk outwards.
         filename = self.filename
-        frame = sys._getframe(2)
+        frame = sys._getframe(skip)
         while frame is not None:
             if frame.f_code.co_filename == filename:
                 return frame.f_lineno
@@ -349,14 +349,10 @@ class ExplainLog:
                 ]
             )
         name, differentiable, blocked, singular = _op_facts(op)
-        # The line: the innermost frame of the logged code. The engine calls this
-        # hook from op._announce, itself called by the op's function (or a
-        # custom gradient's wrapper), so the search starts at that function's
-        # caller: each frame looked at costs a frame object.
-        filename = self.filename
-        frame = sys._getframe(3)
-        while frame is not None and frame.f_code.co_filename != filename:
-            frame = frame.f_back
+        # The engine calls this hook from op._announce, itself called by the op's
+        # function (or a custom gradient's wrapper): the line search starts at
+        # that function's caller, since each frame looked at costs a frame object.
+        line = self._line(skip=4)
         events = self.events
         seq = len(events)
         events.append(
@@ -367,7 +363,7 @@ class ExplainLog:
                 tuple(input_ids),
                 (first,) if len(outputs) == 1 else tuple([o._id for o in outputs]),
                 recorded,
-                None if frame is None else frame.f_lineno,
+                line,
                 self.state,
                 self._request,
                 params,
@@ -774,7 +770,7 @@ def _norms(arrays: list) -> list[float]:
     A backward sweep reaches hundreds of small cotangents: a NumPy call each
     would cost more than the sweep.
     """
-    flat = [np.asarray(a).ravel() for a in arrays]
+    flat = [a.ravel() for a in arrays]  # arrays and NumPy scalars alike
     sizes = np.array([f.size for f in flat], dtype=np.intp)
     # in double precision: float32 squares under- and overflow long before
     # the norms they add up to would
