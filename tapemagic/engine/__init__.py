@@ -9,7 +9,15 @@ from . import (
 from .custom import custom_gradient
 from .op import OP_TABLE, Op, defop
 from .tape import GradientTape, UnconnectedGradients
-from .tensor import Tensor, TensorShape, Variable, convert_to_tensor, is_tensor
+from .tensor import (
+    Tensor,
+    TensorShape,
+    Variable,
+    array_of,
+    convert_to_tensor,
+    id_of,
+    is_tensor,
+)
 
 __all__ = [
     "OP_TABLE",
@@ -19,11 +27,13 @@ __all__ = [
     "TensorShape",
     "UnconnectedGradients",
     "Variable",
+    "array_of",
     "convert_to_tensor",
     "custom_gradient",
     "defop",
     "dtypes",
     "errors",
+    "id_of",
     "is_tensor",
     "nest",
     "ops",

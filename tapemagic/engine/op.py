@@ -51,6 +51,11 @@ class Op:
         batched: whether the VJP accepts cotangents with leading batch axes.
         raw_vjp: the VJP on NumPy arrays, in the form of ``vjp``, or None.
         keep_inputs, keep_output: which values a recorded node keeps for the VJP.
+        singular: where the op can give inf or NaN at finite inputs:
+            ``"derivative"`` (its derivative is infinite or undefined somewhere:
+            log, sqrt, division), ``"value"`` (its value overflows: exp, cosh),
+            or None. The explanation log checks such ops' outputs for
+            finiteness, and the diagnosis traces a NaN gradient to them.
     """
 
     __slots__ = (
@@ -66,6 +71,7 @@ class Op:
         "keep_inputs",
         "keep_output",
         "dropped",
+        "singular",
         "doc",
     )
 
@@ -82,8 +88,15 @@ class Op:
         keep_inputs: tuple[bool, ...] | None = None,
         keep_output: bool = True,
         raw_vjp: Callable | tuple | None = None,
+        singular: str | None = None,
     ) -> None:
+        if singular not in (None, "derivative", "value"):
+            raise ValueError(
+                f"Op {name!r}: singular={singular!r}; use 'derivative', 'value' "
+                "or None."
+            )
         self.name = name
+        self.singular = singular
         self.forward = forward
         self.vjp = vjp
         self.raw_vjp = raw_vjp
@@ -137,6 +150,7 @@ def defop(
     same_dtype: bool = True,
     saves: tuple[str, ...] | None = None,
     raw_vjp: Callable | tuple | None = None,
+    singular: str | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -158,6 +172,9 @@ def defop(
             values; shape-only stand-ins for values not in ``saves``), returning
             arrays; a tuple of per-input functions exactly when ``vjp`` is one.
             It must compute what ``vjp`` computes, in the same dtype.
+        singular: ``"derivative"`` if the op's derivative is infinite or
+            undefined at some finite inputs, ``"value"`` if only its value can
+            overflow there, else None (see :class:`Op`).
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -212,6 +229,7 @@ def defop(
         keep_inputs=keep_inputs,
         keep_output=keep_output,
         raw_vjp=raw_vjp,
+        singular=singular,
     )
     OP_TABLE[name] = op
 

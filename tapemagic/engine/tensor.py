@@ -28,7 +28,9 @@ __all__ = [
     "Tensor",
     "TensorShape",
     "Variable",
+    "array_of",
     "convert_to_tensor",
+    "id_of",
     "is_tensor",
 ]
 
@@ -885,3 +887,28 @@ def install_op_library(math: Any, linalg: Any, shape: Any) -> None:
     _Operators.__mul__ = math.multiply
     _Operators.__truediv__ = math.truediv
     _Operators.__neg__ = math.negative
+
+
+def array_of(x: Tensor | Variable) -> np.ndarray:
+    """The NumPy array behind a tensor, or a variable's current value.
+
+    For tapemagic's own layers (keras, the graph log): no copy is made and no
+    observer hears of it, unlike ``x.numpy()``, which a tape's explanation log
+    notes as the value leaving the engine. Treat the array as read-only.
+
+    Example:
+        >>> array_of(Tensor(np.array([1.0, 2.0])))
+        array([1., 2.])
+    """
+    return x._value
+
+
+def id_of(x: Tensor | Variable) -> int:
+    """The engine's id of a tensor or variable: unique, in creation order.
+
+    Example:
+        >>> a, b = Tensor(np.zeros(2)), Tensor(np.zeros(2))
+        >>> id_of(a) < id_of(b)
+        True
+    """
+    return x._id

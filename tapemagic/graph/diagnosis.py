@@ -48,15 +48,6 @@ from .model import GradientRequest, GradientResult, Graph, OpNode
 
 __all__ = ["assert_no_none_gradients", "diagnose", "split_commas"]
 
-# Ops whose derivative is infinite or undefined at some finite inputs.
-_SINGULAR = frozenset(
-    {
-        "acos", "acosh", "asin", "atan2", "atanh", "cholesky", "det", "inv",
-        "log", "log1p", "pow", "reciprocal", "rsqrt", "slogdet", "solve", "sqrt",
-        "truediv",
-    }
-)  # fmt: skip
-
 _COMPARISONS = {
     "equal": "==",
     "not_equal": "!=",
@@ -786,7 +777,7 @@ class _Facts:
             None,
         )
         if located is None:
-            located = next((op for op in path if op.op in _SINGULAR), None)
+            located = next((op for op in path if op.singular == "derivative"), None)
         mask = None
         if located is not None:
             below = {o for o in located.outputs}

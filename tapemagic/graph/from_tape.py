@@ -303,6 +303,7 @@ class _Builder:
                     params=_params(e[9]),
                     other_tapes=e[10],
                     no_gradient_inputs=e[11],
+                    singular=e[12],
                 )
             )  # fmt: skip
         return tuple(ops)
@@ -449,6 +450,7 @@ def _graph_from_nodes(tape: Any, name: str | None) -> Graph:
                 inputs=ins,
                 outputs=outs,
                 differentiable=op.vjp is not None,
+                singular=op.singular,
                 recorded=True,
                 line=None,
                 tape_state="recording",

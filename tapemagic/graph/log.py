@@ -17,7 +17,7 @@ turns it into the plain graph model. Entries (``seq`` is the index in
 :attr:`ExplainLog.events`)::
 
     ("op", name, differentiable, input_ids, output_ids, recorded, line, state,
-     request, params, other_tapes, no_gradient_inputs)
+     request, params, other_tapes, no_gradient_inputs, singular)
     ("convert", tensor_id, origin, python_type, escape_seq, line, state)
     ("read", variable_id, line, state, other_tapes)
     ("escape", value_id, how, line, state)
@@ -57,22 +57,12 @@ _INTERNAL = ("tapemagic.", "IPython.", "ipykernel.")
 # How many escaped objects the log keeps to recognise them when they come back.
 _ESCAPES_KEPT = 256
 
-# Ops whose values (or derivatives) can be infinite or NaN at finite inputs: the
-# log notes whether what they gave was finite, so a NaN gradient can be traced.
-_SINGULAR = frozenset(
-    {
-        "acos", "acosh", "asin", "atan2", "atanh", "cholesky", "cosh", "det",
-        "exp", "expm1", "inv", "log", "log1p", "pow", "reciprocal", "rsqrt",
-        "sinh", "slogdet", "solve", "sqrt", "tan", "truediv",
-    }
-)  # fmt: skip
-
 # Op -> (name, differentiable, positions of inputs without a gradient, singular),
 # for the ops of the op table (custom-gradient ops are new objects each call).
-_OP_FACTS: dict[Any, tuple[str, bool, tuple[int, ...], bool]] = {}
+_OP_FACTS: dict[Any, tuple[str, bool, tuple[int, ...], str | None]] = {}
 
 
-def _op_facts(op: Any) -> tuple[str, bool, tuple[int, ...], bool]:
+def _op_facts(op: Any) -> tuple[str, bool, tuple[int, ...], str | None]:
     facts = _OP_FACTS.get(op)
     if facts is None:
         blocked = (
@@ -80,7 +70,7 @@ def _op_facts(op: Any) -> tuple[str, bool, tuple[int, ...], bool]:
             if op.per_input
             else ()
         )
-        facts = (op.name, op.vjp is not None, blocked, op.name in _SINGULAR)
+        facts = (op.name, op.vjp is not None, blocked, op.singular)
         if OP_TABLE.get(op.name) is op:
             _OP_FACTS[op] = facts
     return facts
@@ -369,6 +359,7 @@ class ExplainLog:
                 params,
                 others,
                 blocked,
+                singular,
             )
         )
         for o in outputs:

@@ -150,6 +150,9 @@ class OpNode:
         other_tapes: the numbers (1, 2, ...) of other tapes that recorded it.
         no_gradient_inputs: positions of inputs the op has no gradient for
             (the condition of ``where``, the indices of ``gather``).
+        singular: ``"derivative"`` if the op's derivative is infinite or
+            undefined at some finite inputs (log, sqrt, division), ``"value"``
+            if its value can overflow (exp, cosh), else None.
     """
 
     id: str
@@ -165,6 +168,7 @@ class OpNode:
     params: tuple[tuple[str, str], ...] = ()
     other_tapes: tuple[int, ...] = ()
     no_gradient_inputs: tuple[int, ...] = ()
+    singular: str | None = None
 
 
 @dataclass(frozen=True)

@@ -769,6 +769,7 @@ _inv = defop(
     lambda g, out, x: (
         -matmul(matmul(out, g, transpose_a=True), out, transpose_b=True),
     ),
+    singular="derivative",
 )
 
 
@@ -808,7 +809,9 @@ def _det_vjp(g, out, x):
     return (scale * matrix_transpose(inv(x)),)
 
 
-_det = defop("det", lambda x: np.asarray(np.linalg.det(x)), _det_vjp)
+_det = defop(
+    "det", lambda x: np.asarray(np.linalg.det(x)), _det_vjp, singular="derivative"
+)
 
 
 def det(input: Any, name: str | None = None) -> Tensor:
@@ -847,7 +850,9 @@ def _slogdet_vjp(g, out, x):
     return (scale * matrix_transpose(inv(x)),)
 
 
-_slogdet = defop("slogdet", _slogdet_forward, _slogdet_vjp, multi_output=True)
+_slogdet = defop(
+    "slogdet", _slogdet_forward, _slogdet_vjp, multi_output=True, singular="derivative"
+)
 
 
 def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
@@ -902,7 +907,9 @@ def _solve_vjp_b(g, out, a, b, *, adjoint):
     return unbroadcast(gb, b._value.shape, nb(g, out))
 
 
-_solve = defop("solve", _solve_forward, (_solve_vjp_a, _solve_vjp_b))
+_solve = defop(
+    "solve", _solve_forward, (_solve_vjp_a, _solve_vjp_b), singular="derivative"
+)
 
 
 def solve(matrix: Any, rhs: Any, adjoint: bool = False,
@@ -971,7 +978,7 @@ def _cholesky_vjp(g, out, x):
     return ((s + matrix_transpose(s)) * 0.5,)
 
 
-_cholesky = defop("cholesky", _cholesky_forward, _cholesky_vjp)
+_cholesky = defop("cholesky", _cholesky_forward, _cholesky_vjp, singular="derivative")
 
 
 def cholesky(input: Any, name: str | None = None) -> Tensor:

@@ -156,6 +156,7 @@ truediv = defop(
         lambda g, out, x, y: _unb(g / y, x.shape, g.ndim - out.ndim),
         lambda g, out, x, y: _unb(g * (-x / y / y), y.shape, g.ndim - out.ndim),
     ),
+    singular="derivative",
 )
 divide = truediv
 
@@ -232,6 +233,7 @@ pow = defop(
         ),
         _pow_raw_vjp_y,
     ),
+    singular="derivative",
 )
 
 
@@ -248,7 +250,9 @@ def _atan2_vjp_for(which: int):
 # A primitive, not atan(y / x) plus quadrant fixes: that composition divides by x,
 # so its gradient is NaN on the whole y axis (x = 0); this VJP is finite everywhere
 # but the origin.
-_atan2 = defop("atan2", np.arctan2, (_atan2_vjp_for(0), _atan2_vjp_for(1)))
+_atan2 = defop(
+    "atan2", np.arctan2, (_atan2_vjp_for(0), _atan2_vjp_for(1)), singular="derivative"
+)
 
 
 def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
@@ -349,16 +353,19 @@ sqrt = defop(
     lambda g, out, x: (_zero_where_g_is_zero(g, g * 0.5 / out),),
     saves=("out",),
     raw_vjp=lambda g, out, x: (np.where(g == 0, g, g * 0.5 / out),),
+    singular="derivative",
 )
 rsqrt = defop(
     "rsqrt",
     lambda x: 1 / np.sqrt(x),
     lambda g, out, x: (g * -0.5 * out / x,),
+    singular="derivative",
 )
 reciprocal = defop(
     "reciprocal",
     np.reciprocal,
     lambda g, out, x: (_zero_where_g_is_zero(g, -g * out * out),),
+    singular="derivative",
 )
 exp = defop(
     "exp",
@@ -366,16 +373,20 @@ exp = defop(
     lambda g, out, x: (g * out,),
     saves=("out",),
     raw_vjp=lambda g, out, x: (g * out,),
+    singular="value",
 )
-expm1 = defop("expm1", np.expm1, lambda g, out, x: (g * (out + 1),))
+expm1 = defop("expm1", np.expm1, lambda g, out, x: (g * (out + 1),), singular="value")
 log = defop(
     "log",
     np.log,
     lambda g, out, x: (g / x,),
     saves=("x",),
     raw_vjp=lambda g, out, x: (g / x,),
+    singular="derivative",
 )
-log1p = defop("log1p", np.log1p, lambda g, out, x: (g / (1 + x),))
+log1p = defop(
+    "log1p", np.log1p, lambda g, out, x: (g / (1 + x),), singular="derivative"
+)
 sin = defop(
     "sin",
     np.sin,
@@ -390,12 +401,16 @@ cos = defop(
     saves=("x",),
     raw_vjp=lambda g, out, x: (-g * np.sin(x),),
 )
-tan = defop("tan", np.tan, lambda g, out, x: (g * (1 + out * out),))
-asin = defop("asin", np.arcsin, lambda g, out, x: (g * rsqrt(1 - x * x),))
-acos = defop("acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),))
+tan = defop("tan", np.tan, lambda g, out, x: (g * (1 + out * out),), singular="value")
+asin = defop(
+    "asin", np.arcsin, lambda g, out, x: (g * rsqrt(1 - x * x),), singular="derivative"
+)
+acos = defop(
+    "acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),), singular="derivative"
+)
 atan = defop("atan", np.arctan, lambda g, out, x: (g / (1 + x * x),))
-sinh = defop("sinh", np.sinh, lambda g, out, x: (g * cosh(x),))
-cosh = defop("cosh", np.cosh, lambda g, out, x: (g * sinh(x),))
+sinh = defop("sinh", np.sinh, lambda g, out, x: (g * cosh(x),), singular="value")
+cosh = defop("cosh", np.cosh, lambda g, out, x: (g * sinh(x),), singular="value")
 # TensorFlow's TanhGrad and SigmoidGrad: their gradients as one primitive each, so
 # a backward sweep runs one op where the composition would run three or four.
 # Their own VJPs are compositions (needed only for second derivatives).
@@ -423,8 +438,15 @@ tanh = defop(
 # TensorFlow's, written with the output where that is cheaper.
 asinh = defop("asinh", np.arcsinh, lambda g, out, x: (g / cosh(out),))
 # NOTE: acosh'(1) = 1 / sinh(0) = inf, as in TensorFlow.
-acosh = defop("acosh", np.arccosh, lambda g, out, x: (g / sinh(out),))
-atanh = defop("atanh", np.arctanh, lambda g, out, x: (g * reciprocal(1 - x * x),))
+acosh = defop(
+    "acosh", np.arccosh, lambda g, out, x: (g / sinh(out),), singular="derivative"
+)
+atanh = defop(
+    "atanh",
+    np.arctanh,
+    lambda g, out, x: (g * reciprocal(1 - x * x),),
+    singular="derivative",
+)
 
 
 def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
