@@ -36,8 +36,6 @@ a new array is tied to its copy by time only.
 
 from __future__ import annotations
 
-import ast
-import bisect
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,8 +43,9 @@ from typing import Any
 
 from .findings import Finding, Findings
 from .model import GradientRequest, GradientResult, Graph, OpNode
+from .source import assigned_name, gradient_call, in_place_update, option_call
 
-__all__ = ["assert_no_none_gradients", "diagnose", "split_commas"]
+__all__ = ["assert_no_none_gradients", "diagnose"]
 
 _COMPARISONS = {
     "equal": "==",
@@ -56,8 +55,6 @@ _COMPARISONS = {
     "greater": ">",
     "greater_equal": ">=",
 }
-
-_GRADIENT_CALLS = ("gradient", "jacobian", "batch_jacobian")
 
 _CODE_SHOWN = 60
 
@@ -192,37 +189,12 @@ class _Facts:
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.values = {v.id: v for v in graph.values}
-        self.producer: dict[str, OpNode] = {}
-        self.consumers: dict[str, list[tuple[OpNode, int]]] = {}
-        for op in graph.ops:
-            for out in op.outputs:
-                self.producer.setdefault(out, op)
-            for i, value in enumerate(op.inputs):
-                self.consumers.setdefault(value, []).append((op, i))
-        self.escapes = {e.id: e for e in graph.escapes}
-        self.escapes_of: dict[str, list] = {}
-        for e in graph.escapes:
-            self.escapes_of.setdefault(e.value, []).append(e)
-        self.copies_of: dict[str, list[str]] = {}
-        for v in graph.values:
-            if v.escape is not None:
-                self.copies_of.setdefault(v.escape, []).append(v.id)
-        # The ops that ran the forward computation, in order.
-        self.forward_ops = [op for op in graph.ops if op.during is None]
-        self.assigned = self._assigned_values()
-        self.assigned_from: dict[str, set[str]] = {}
-        self.assigns_of: dict[str, list] = {}
-        by_seq = {a.seq: a for a in graph.assigns}
-        for variable, entries in self.assigned.items():
-            for seq, assigned in entries:
-                for value in assigned:
-                    self.assigned_from.setdefault(value, set()).add(variable)
-                    self.assigns_of.setdefault(value, []).append(by_seq[seq])
-        self.resets = [e.seq for e in graph.tape_events if e.event == "reset"]
+        self.index = index = graph.index
+        self.values = index.values
+        self.escapes = index.escapes
+        self.forward_ops = index.forward_ops
+        self.resets = index.resets
         self.names = _Names(self)
-        self._ancestors: dict[tuple, tuple] = {}
-        self._descendants: dict[tuple, set[str]] = {}
 
     # -- the questions ---------------------------------------------------------
     def queries(self, target: Any, sources: Any) -> list[_Query]:
@@ -325,33 +297,19 @@ class _Facts:
         return max((s for s in self.resets if s < q.before), default=-1)
 
     def recorded_on(self, op: OpNode, tape: int) -> bool:
-        return op.recorded if tape == 0 else tape in op.other_tapes
+        return self.index.recorded_on(op, tape)
 
     def carries(self, op: OpNode, index: int) -> bool:
         """Whether the op has a gradient for that input at all."""
-        return (
-            op.differentiable
-            and index not in op.no_gradient_inputs
-            and any(self.values[o].differentiable for o in op.outputs)
-        )
+        return self.index.carries(op, index)
 
     def forward(self, q: _Query, recorded: bool) -> set[str]:
         """Values a gradient can reach from the source; on the tape, if recorded."""
-        reset = self.reset_before(q) if recorded else -1
-        reach = {q.source}
-        stack = [q.source]
-        while stack:
-            value = stack.pop()
-            for op, i in self.consumers.get(value, ()):
-                if op.seq >= q.before or op.seq <= reset or not self.carries(op, i):
-                    continue
-                if recorded and not self.recorded_on(op, q.tape):
-                    continue
-                for out in op.outputs:
-                    if out not in reach and self.values[out].differentiable:
-                        reach.add(out)
-                        stack.append(out)
-        return reach
+        if not recorded:
+            return self.index.gradient_reach(q.source, q.before)
+        return self.index.gradient_reach(
+            q.source, q.before, self.reset_before(q), q.tape
+        )
 
     def tracked(self, q: _Query, source: str | None = None) -> bool:
         """Whether the asked tape watched the source (or computed it) in time."""
@@ -374,7 +332,7 @@ class _Facts:
                         return True
                 elif q.tape in r.other_tapes:
                     return True
-        op = self.producer.get(s)
+        op = self.index.producer(s)
         return (
             op is not None
             and reset < op.seq < q.before
@@ -390,105 +348,11 @@ class _Facts:
 
     def ancestors(self, q: _Query) -> tuple[set[str], set[str], set[int]]:
         """What the targets were computed from, the escapes and assigns on the way."""
-        key = (q.targets, q.before)
-        if key not in self._ancestors:
-            self._ancestors[key] = self._compute_ancestors(q)
-        return self._ancestors[key]
-
-    def _compute_ancestors(
-        self, q: _Query, through_assigns: bool = True
-    ) -> tuple[set[str], set[str], set[int]]:
-        found = set(q.targets)
-        escapes: set[str] = set()
-        assigns: set[int] = set()
-        # A variable read at some time holds what every earlier assign put in
-        # it (assign_add keeps the old value): versions[variable] is how many
-        # of its assigns have been followed already.
-        versions: dict[str, int] = {}
-        stack = list(q.targets)
-
-        def follow(variable: str, before: float) -> None:
-            entries = self.assigned.get(variable, ())
-            count = bisect.bisect_left(entries, (before,))
-            for seq, assigned in entries[versions.get(variable, 0) : count]:
-                assigns.add(seq)
-                for parent in assigned:
-                    if parent not in found:
-                        found.add(parent)
-                        stack.append(parent)
-            versions[variable] = max(count, versions.get(variable, 0))
-
-        while stack:
-            value = stack.pop()
-            parents = []
-            op = self.producer.get(value)
-            if op is not None and op.seq < q.before:
-                for i in op.inputs:
-                    parents.append(i)
-                    if through_assigns and self.values[i].origin == "variable":
-                        follow(i, op.seq)
-            if through_assigns and op is None and value in q.targets:
-                follow(value, q.before)  # a variable as the target
-            copy_of = self.values[value].escape
-            if copy_of is not None:
-                escapes.add(copy_of)
-                parents.append(self.escapes[copy_of].value)
-            for parent in parents:
-                if parent not in found:
-                    found.add(parent)
-                    stack.append(parent)
-        return found, escapes, assigns
+        return self.index.ancestors(q.targets, q.before)
 
     def descendants(self, start: str, before: float) -> set[str]:
         """Everything computed from ``start``, through ops, copies and assigns."""
-        key = (start, before)
-        if key not in self._descendants:
-            self._descendants[key] = self._compute_descendants(start, before)
-        return self._descendants[key]
-
-    def _compute_descendants(self, start: str, before: float) -> set[str]:
-        found = {start}
-        stack = [start]
-        while stack:
-            value = stack.pop()
-            children = []
-            for op, _ in self.consumers.get(value, ()):
-                if op.seq < before:
-                    children.extend(op.outputs)
-            for e in self.escapes_of.get(value, ()):
-                children.extend(self.copies_of.get(e.id, ()))
-            children.extend(self.assigned_from.get(value, ()))
-            for child in children:
-                if child not in found:
-                    found.add(child)
-                    stack.append(child)
-        return found
-
-    def _assigned_values(self) -> dict[str, list[tuple[int, tuple[str, ...]]]]:
-        """variable -> (seq, values assigned to it) per assign.
-
-        ``assign_add``/``assign_sub`` hand the engine a NumPy sum, so their
-        tensor is not linked; the value computed on the assign's line right
-        before it, and used by nothing else, stands in for it.
-        """
-        found: dict[str, list] = {}
-        forward = self.forward_ops
-        seqs = [op.seq for op in forward]
-        for a in self.graph.assigns:
-            if a.value is not None:
-                values: tuple[str, ...] = (a.value,)
-            else:
-                # The run of ops on the assign's line just before it.
-                run = []
-                i = bisect.bisect_left(seqs, a.seq) - 1
-                while i >= 0 and a.line is not None and forward[i].line == a.line:
-                    run.append(forward[i])
-                    i -= 1
-                values = tuple(
-                    out for op in run for out in op.outputs if out not in self.consumers
-                )
-            found.setdefault(a.variable, []).append((a.seq, values))
-        return found
+        return self.index.descendants(start, before)
 
     # -- None: why -------------------------------------------------------------
     def why_none(self, q: _Query) -> list[Finding]:
@@ -503,7 +367,7 @@ class _Facts:
         if watched_cause is not None:
             found.append(watched_cause)
         reach = self.forward(q, recorded=False)
-        if assigns and q.source in self._compute_ancestors(q, False)[0]:
+        if assigns and q.source in self.index.ancestors(q.targets, q.before, False)[0]:
             # The target also depends on the source without going through a
             # variable: those paths, not the assignments, are the story (an
             # optimizer step assigning gradients is no bug).
@@ -524,19 +388,19 @@ class _Facts:
         """The edges leaving ``reach`` towards the target: where paths broke."""
         found: dict[tuple, _Break] = {}
         for value in sorted(reach, key=self._order):
-            for op, i in self.consumers.get(value, ()):
+            for op, i in self.index.uses(value):
                 if op.seq >= q.before or self.carries(op, i):
                     continue
                 if not any(o in anc and o not in reach for o in op.outputs):
                     continue
                 found.setdefault(("op", op.id), self.op_break(op, i, value))
-            for e in self.escapes_of.get(value, ()):
+            for e in self.index.escapes_of.get(value, ()):
                 if e.id in escapes and e.seq < q.before:
                     found.setdefault(
                         ("escape", e.id),
                         _Break("numpy_copy", None, e.line, e.seq, (e, True), value),
                     )
-            for a in self.assigns_of.get(value, ()):
+            for a in self.index.assigns_of.get(value, ()):
                 if a.seq in assigns:
                     found.setdefault(
                         ("assign", a.seq),
@@ -560,7 +424,7 @@ class _Facts:
         reset = self.reset_before(q)
         found: dict[str, _Break] = {}
         for value in sorted(on_tape, key=self._order):
-            for op, i in self.consumers.get(value, ()):
+            for op, i in self.index.uses(value):
                 if op.seq >= q.before or not self.carries(op, i):
                     continue
                 if not any(o in anc and o in reach and o not in on_tape
@@ -615,7 +479,7 @@ class _Facts:
                 return None  # the usage cause names the tape that has the path
             w = elsewhere[0]
             return _Break("wrong_tape", None, w.line, w.seq, ("watched", w), s)
-        if self.producer.get(s) is not None and self.tracked(
+        if self.index.producer(s) is not None and self.tracked(
             _Query(s, q.targets, 0, q.before)
         ):
             return None  # computed on the %%tape tape; another tape was asked
@@ -692,7 +556,7 @@ class _Facts:
             and made is not None
             and (self.values[v].created or 0) > made
         ]
-        used_inside = bool(self.consumers.get(s)) or any(
+        used_inside = self.index.used(s) or any(
             r.value == s and r.tape_state == "recording" for r in self.graph.reads
         )
         if outside and not used_inside:
@@ -701,7 +565,7 @@ class _Facts:
             return _Break("outside_tape", first, first.line if first else None,
                           math.inf, ("before", v), s)  # fmt: skip
         y = q.targets[0]
-        made = self.producer.get(y)
+        made = self.index.producer(y)
         return _Break("not_connected", None, made.line if made else None, math.inf,
                       None, s)  # fmt: skip
 
@@ -722,7 +586,7 @@ class _Facts:
                 or b.previous is None
             ):
                 continue
-            op = self.producer.get(s)
+            op = self.index.producer(s)
             # The name held this very tensor: bound to it at the end, or a line
             # `name = ...` made it (in a loop, an earlier turn's value).
             held = b.value == s or (
@@ -802,15 +666,15 @@ class _Facts:
     def _first_consumer(self, value: str, anc: set[str]) -> OpNode | None:
         uses = [
             op
-            for op, _ in self.consumers.get(value, ())
+            for op, _ in self.index.uses(value)
             if op.during is None and any(o in anc for o in op.outputs)
         ]
         if not uses:
-            uses = [op for op, _ in self.consumers.get(value, ()) if op.during is None]
+            uses = [op for op, _ in self.index.uses(value) if op.during is None]
         return min(uses, key=lambda op: op.seq) if uses else None
 
     def _first_use_seq(self, value: str) -> float:
-        uses = [op.seq for op, _ in self.consumers.get(value, ())]
+        uses = [op.seq for op, _ in self.index.uses(value)]
         return min(uses) if uses else math.inf
 
     def _watched_anywhere(self, value: str) -> bool:
@@ -871,7 +735,7 @@ class _Names:
                 return written
         if value.variable is not None:
             return value.variable.split(":")[0]
-        op = facts.producer.get(value_id)
+        op = facts.index.producer(value_id)
         if op is not None:
             name = self.assigned_name(op)
             if name is not None:
@@ -910,12 +774,15 @@ class _Names:
 
     def _call_texts(self, request: GradientRequest) -> tuple | None:
         if request.via is not None:
-            target_text, _, sources_text = request.via.partition(" --sources ")
-            targets = split_commas(target_text.removeprefix("--target "))
-            return targets, split_commas(sources_text)
-        if not request.here:
+            call = option_call(request.via)
+        elif request.here:
+            code = self.facts.graph.cell.line(request.line)
+            call = gradient_call(code, request.kind)
+        else:
             return None
-        return _call_arguments(self.facts.graph.cell.line(request.line))
+        if call is None:
+            return None
+        return call.targets, call.source_list
 
     def assigned_name(self, op: OpNode) -> str | None:
         """``name`` when the op is the last one on a line ``name = ...``."""
@@ -930,9 +797,7 @@ class _Names:
         if self._next_line.get(op.id) == op.line:
             return None
         if op.line not in self._assigned:
-            self._assigned[op.line] = _assigned_name(
-                self.facts.graph.cell.line(op.line)
-            )
+            self._assigned[op.line] = assigned_name(self.facts.graph.cell.line(op.line))
         return self._assigned[op.line]
 
 
@@ -1150,7 +1015,7 @@ class _Words:
         if op.op in _COMPARISONS and any(
             user.op == "where" and i == 0
             for out in op.outputs
-            for user, i in self.facts.consumers.get(out, ())
+            for user, i in self.facts.index.uses(out)
         ):
             picks = " (its True or False only picks the branch of tf.where)"
         return (
@@ -1206,7 +1071,7 @@ class _Words:
                 f"assignment {self.at(b.line)} rebound it to a plain tensor, which "
                 "the tape does not watch"
             )
-        update = _in_place_update(self.facts.graph.cell.line(b.line), name)
+        update = in_place_update(self.facts.graph.cell.line(b.line), name)
         fix = (
             f"Update the variable in place ({update}) so that {name} stays a "
             "tf.Variable"
@@ -1397,123 +1262,3 @@ def _flatten(spec: Any) -> Iterable[Any]:
             yield from _flatten(spec[key])
     else:
         yield spec
-
-
-def split_commas(text: str) -> list[str]:
-    """Split at commas outside brackets and quotes: ``a, f(b, c)`` -> two parts.
-
-    Quotes around the whole text (IPython keeps them on an option value that
-    has spaces) go first. Used for ``%%tape`` options and for reading them back.
-    """
-    text = text.strip()
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        text = text[1:-1]
-    parts, depth, start, quote = [], 0, 0, None
-    for i, char in enumerate(text):
-        if quote is not None:
-            if char == quote:
-                quote = None
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i].strip())
-            start = i + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
-
-
-def _parse(code: str | None) -> ast.AST | None:
-    if not code:
-        return None
-    try:
-        return ast.parse(code.strip())
-    except SyntaxError:
-        return None
-
-
-def _call_arguments(code: str | None) -> tuple[list[str], list[str]] | None:
-    """The target and source texts of a ``.gradient(target, sources)`` call."""
-    tree = _parse(code)
-    if tree is None:
-        return None
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr in _GRADIENT_CALLS
-        ):
-            args = list(node.args)
-            keywords = {k.arg: k.value for k in node.keywords}
-            target = args[0] if args else keywords.get("target")
-            sources = (
-                args[1]
-                if len(args) > 1
-                else (keywords.get("sources") or keywords.get("source"))
-            )
-            if target is None or sources is None:
-                return None
-            return _elements(target), _elements(sources)
-    return None
-
-
-def _elements(node: ast.AST) -> list[str]:
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [ast.unparse(e) for e in node.elts]
-    return [ast.unparse(node)]
-
-
-def _assigned_name(code: str | None) -> str | None:
-    """``name`` for a line ``name = ...`` (or ``name += ...``)."""
-    tree = _parse(code)
-    if tree is None or len(tree.body) != 1:
-        return None
-    statement = tree.body[0]
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        target = statement.targets[0]
-    elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
-        target = statement.target
-    else:
-        return None
-    return target.id if isinstance(target, ast.Name) else None
-
-
-def _in_place_update(code: str | None, name: str) -> str:
-    """``w.assign_sub(lr * g)`` for a line ``w = w - lr * g``."""
-    tree = _parse(code)
-    if tree is not None and len(tree.body) == 1:
-        statement = tree.body[0]
-        value = None
-        op = None
-        if (
-            isinstance(statement, ast.Assign)
-            and len(statement.targets) == 1
-            and isinstance(statement.targets[0], ast.Name)
-            and statement.targets[0].id == name
-        ):
-            value = statement.value
-            if (
-                isinstance(value, ast.BinOp)
-                and isinstance(value.left, ast.Name)
-                and value.left.id == name
-                and isinstance(value.op, (ast.Sub, ast.Add))
-            ):
-                op, value = value.op, value.right
-        elif (
-            isinstance(statement, ast.AugAssign)
-            and isinstance(statement.target, ast.Name)
-            and statement.target.id == name
-            and isinstance(statement.op, (ast.Sub, ast.Add))
-        ):
-            op, value = statement.op, statement.value
-        if value is not None:
-            text = ast.unparse(value)
-            if isinstance(op, ast.Sub):
-                return f"{name}.assign_sub({text})"
-            if isinstance(op, ast.Add):
-                return f"{name}.assign_add({text})"
-            return f"{name}.assign({text})"
-    return f"{name}.assign_sub(lr * g)"

@@ -36,7 +36,6 @@ plain attributes through ``graphviz.escape``): a name like
 
 from __future__ import annotations
 
-import ast
 import html
 import math
 import re
@@ -47,6 +46,8 @@ import graphviz
 
 from ..graph.findings import Finding
 from ..graph.model import GradientRequest, GradientValue, Graph, OpNode, Value
+from ..graph.source import gradient_call
+from .labels import shape_text
 
 __all__ = [
     "INSTALL_HINT",
@@ -383,26 +384,18 @@ class _Builder:
         self.rankdir = rankdir
         self.collapse = collapse
         self.expand = bool(expand_gradients)
-        self.values = {v.id: v for v in graph.values}
-        # The tape's graph: the forward ops, and the ops of gradients computed
-        # inside the tape (an inner tape's gradient, recorded by this one).
-        self.tape_ops = list(graph.graph_ops())
+        index = graph.index
+        self.index = index
+        self.values = index.values
+        self.tape_ops = index.graph_ops
         self.backward_ops = len(graph.ops) - len(self.tape_ops)
         self.ops = {op.id: op for op in self.tape_ops}
-        self.all_ops = {op.id: op for op in graph.ops}
-        self.nested = {r.id: r for r in graph.nested_requests()}
-        self.calls: dict[str, list[OpNode]] = {}
-        for op in self.tape_ops:
-            if op.during is not None:
-                self.calls.setdefault(op.during, []).append(op)
-        self.inner_targets = set(graph.inner_targets())
-        self.escapes = {e.id: e for e in graph.escapes}
-        # A value that came back from an escape: its ghost link to the origin.
-        self.ghost_of = {
-            v.id: self.escapes[v.escape].value
-            for v in graph.values
-            if v.escape is not None and v.escape in self.escapes
-        }
+        self.all_ops = index.ops
+        self.nested = index.nested
+        self.calls = index.calls
+        self.inner_targets = set(index.inner_targets)
+        self.escapes = index.escapes
+        self.ghost_of = index.ghost_of
         self.source_of = {s.value: s for s in graph.sources}
         self.source_ids = [s.value for s in graph.sources if s.value in self.values]
         if source is not None and source in self.values:
@@ -435,40 +428,18 @@ class _Builder:
         self.hidden: list[tuple[str, int]] = []
 
     # -- which ops ---------------------------------------------------------------
-    def _paths(self, sources: list[str], targets: list[str]) -> tuple[set, set]:
-        """Ops and values on a data-flow path (ghost links included) from a
-        source to a target, through the ops of gradients computed inside the
-        tape too."""
-        reach = set(sources)
-        fwd_ops = set()
-        for op in self.tape_ops:
-            if any(v in reach or self.ghost_of.get(v) in reach for v in op.inputs):
-                fwd_ops.add(op.id)
-                for v in op.inputs:
-                    if self.ghost_of.get(v) in reach:
-                        reach.add(v)
-                reach.update(op.outputs)
-        back = set(targets)
-        bwd_ops = set()
-        for op in reversed(self.tape_ops):
-            if any(v in back for v in op.outputs):
-                bwd_ops.add(op.id)
-                back.update(op.inputs)
-                back.update(self.ghost_of[v] for v in op.inputs if v in self.ghost_of)
-        return fwd_ops & bwd_ops, reach & back
-
     def _choose_ops(self) -> list[OpNode]:
-        path_ops, self.path_values = self._paths(
-            self.picked_sources, self.picked_targets
+        path_ops, self.path_values = self.index.paths(
+            tuple(self.picked_sources), tuple(self.picked_targets)
         )
         self.path_ops = path_ops
         on_path = [op for op in self.tape_ops if op.id in path_ops]
         if self.restricted:
             chosen = on_path
         elif self._node_count(self.tape_ops) <= self.max_nodes:
-            chosen = self.tape_ops
+            chosen = list(self.tape_ops)
         else:
-            chosen = on_path or self.tape_ops
+            chosen = on_path or list(self.tape_ops)
         if not self.expand:
             # A gradient computation drawn as one node stands for all its ops.
             ids = {op.id for op in chosen}
@@ -606,7 +577,7 @@ class _Builder:
         lines = [
             _bold(shown),
             _small(
-                f"{len(members):,} {kind}, e.g. {_shape(value.shape)} {value.dtype}"
+                f"{len(members):,} {kind}, e.g. {shape_text(value.shape)} {value.dtype}"
             ),
             _small(_how(source.how, source.watched, source.line, None)),
         ]
@@ -818,7 +789,7 @@ class _Builder:
         gv = self.gvalues.get(v) if self.gradients and not self.collapsed else None
         if gv is None:
             return ""
-        return f"∂ {_shape(gv.shape)} norm {_norm(gv.norm)}"
+        return f"∂ {shape_text(gv.shape)} norm {_norm(gv.norm)}"
 
     def _ghost_edge(self, tail: str, v: str) -> None:
         escape = self.escapes[self.values[v].escape]
@@ -856,13 +827,13 @@ class _Builder:
             # Picked in the view, though another tape's gradient asked for it.
             what = "inner target" if v in self.inner_targets else "target"
             lines.append(_bold(name))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · {what}"))
+            lines.append(_small(f"{shape_text(value.shape)} {value.dtype} · {what}"))
         elif source is not None and v in self.sources_drawn:
             role = "source" if source.watched else "unwatched_source"
             css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
             kind = "variable" if source.kind == "variable" else "tensor"
             lines.append(_bold(name))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · {kind}"))
+            lines.append(_small(f"{shape_text(value.shape)} {value.dtype} · {kind}"))
             lines.append(
                 _small(_how(source.how, source.watched, source.line, value.trainable))
             )
@@ -872,7 +843,7 @@ class _Builder:
                 lines.append(_bold(name))
             else:
                 lines.append(_italic(_leaf_name(value, self.all_ops)))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype}"))
+            lines.append(_small(f"{shape_text(value.shape)} {value.dtype}"))
         attrs = dict(STYLE[role])
         status = self._source_status(v)
         if status is not None:
@@ -918,7 +889,7 @@ class _Builder:
         lines.append(head)
         if len(op.outputs) == 1 and out is not None:
             value = self.values[out]
-            meta = f"{_shape(value.shape)} {value.dtype}"
+            meta = f"{shape_text(value.shape)} {value.dtype}"
         else:
             meta = f"{len(op.outputs)} outputs"
         if op.line is not None:
@@ -971,9 +942,9 @@ class _Builder:
         code = self.graph.cell.line(line)
         asked = None
         if request.here and request.line == line:
-            asked = _gradient_call(code, request.kind)
+            asked = gradient_call(code, request.kind)
         if asked is not None:
-            head = f"∂{asked[0]}/∂{asked[1]}"
+            head = f"∂{asked.target}/∂{asked.sources}"
         else:
             names = [self._known_name(v) for v in (*request.targets, *request.sources)]
             if None in names or not request.targets or not request.sources:
@@ -987,7 +958,7 @@ class _Builder:
             lines.append(_code(_clip(code.strip(), 44)))
         results = request.results
         if len(results) == 1 and not results[0].none:
-            meta = f"{_shape(results[0].shape)} {results[0].dtype}"
+            meta = f"{shape_text(results[0].shape)} {results[0].dtype}"
         else:
             meta = _counted(len(request.sources), "gradients")
         if line is not None:
@@ -1321,37 +1292,6 @@ def _why_call_unrecorded(ops: list[OpNode]) -> str:
     return "not recorded: it used nothing the tape watched"
 
 
-def _gradient_call(code: str | None, kind: str) -> tuple[str, str] | None:
-    """The target and sources texts of the one ``.<kind>(target, sources)`` call
-    on a line of code, or None."""
-    if not code:
-        return None
-    try:
-        tree = ast.parse(code.strip())
-    except SyntaxError:
-        return None
-    found = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == kind
-        ):
-            keywords = {k.arg: k.value for k in node.keywords}
-            args = list(node.args)
-            target = args[0] if args else keywords.get("target")
-            sources = (
-                args[1]
-                if len(args) > 1
-                else keywords.get("sources", keywords.get("source"))
-            )
-            if target is None or sources is None:
-                return None
-            found.append((ast.unparse(target), ast.unparse(sources)))
-    # Two such calls on one line: no telling which one this is.
-    return found[0] if len(found) == 1 else None
-
-
 def _leaf_name(value: Value, ops: dict[str, OpNode]) -> str:
     if value.origin == "python":
         return f"Python {value.python_type or 'value'}"
@@ -1364,16 +1304,6 @@ def _leaf_name(value: Value, ops: dict[str, OpNode]) -> str:
             return "result of a gradient call"
         return f"{ops[value.op].op} (not drawn)"
     return _ORIGIN_TEXT.get(value.origin, value.origin)
-
-
-def _shape(shape: tuple[int, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    if not shape:
-        return "scalar"
-    return (
-        "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-    )
 
 
 def _norm(norm: float) -> str:
