@@ -36,9 +36,7 @@ plain attributes through ``graphviz.escape``): a name like
 
 from __future__ import annotations
 
-import html
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -47,6 +45,31 @@ import graphviz
 from ..graph.findings import Finding
 from ..graph.model import GradientRequest, GradientValue, Graph, OpNode, Value
 from ..graph.source import gradient_call
+from .dot_markup import (
+    ESCAPE_HOW,
+    STYLE,
+    TEXT_BREAK,
+    TEXT_OK,
+    TEXT_WARN,
+    clip,
+    count_phrase,
+    describe_call_unrecorded,
+    describe_leaf,
+    describe_unrecorded,
+    describe_watch,
+    escape_label,
+    escape_plain,
+    format_norm,
+    has_error,
+    set_graph_attributes,
+    write_bold,
+    write_code,
+    write_finding_lines,
+    write_italic,
+    write_label,
+    write_legend,
+    write_small,
+)
 from .labels import shape_text
 
 __all__ = [
@@ -69,71 +92,6 @@ INSTALL_HINT = (
     "The graph needs Graphviz's `dot` program, which is not installed: "
     "apt-get install graphviz (conda install graphviz, brew install graphviz)."
 )
-
-_FONT = "Helvetica,Arial,sans-serif"
-_MONO = "DejaVu Sans Mono,Menlo,Consolas,monospace"
-
-# Node and edge looks, by role. Tests and the legend read them from here.
-STYLE: dict[str, dict[str, str]] = {
-    "source": {"shape": "cylinder", "style": "filled", "fillcolor": "#dbeafe",
-               "color": "#1d4ed8", "margin": "0.12,0.12"},
-    "unwatched_source": {"shape": "cylinder", "style": "filled",
-                         "fillcolor": "#f3f4f6", "color": "#9ca3af",
-                         "fontcolor": "#4b5563", "margin": "0.12,0.12"},
-    "target": {"shape": "doubleoctagon", "style": "filled", "fillcolor": "#dcfce7",
-               "color": "#15803d"},
-    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff",
-           "color": "#64748b"},
-    "op_on_path": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff",
-                   "color": "#2563eb", "penwidth": "1.6"},
-    "unrecorded_op": {"shape": "box", "style": "rounded,dashed,filled",
-                      "fillcolor": "#ffffff", "color": "#94a3b8",
-                      "fontcolor": "#4b5563"},
-    "input": {"shape": "ellipse", "style": "filled", "fillcolor": "#f3f4f6",
-              "color": "#9ca3af", "fontcolor": "#4b5563"},
-    "hidden": {"shape": "note", "style": "filled", "fillcolor": "#f8fafc",
-               "color": "#cbd5e1", "fontcolor": "#475569"},
-    "gradient_call": {"shape": "box", "style": "rounded,filled",
-                      "fillcolor": "#f5f3ff", "color": "#7c3aed"},
-    "gradient_call_on_path": {"shape": "box", "style": "rounded,filled",
-                              "fillcolor": "#f5f3ff", "color": "#2563eb",
-                              "penwidth": "1.6"},
-    "gradient_cluster": {"style": "rounded,dashed", "color": "#7c3aed",
-                         "fontcolor": "#5b21b6"},
-    "break": {"fillcolor": "#fee2e2", "color": "#dc2626", "penwidth": "2"},
-    "warning": {"fillcolor": "#fef3c7", "color": "#d97706", "penwidth": "2"},
-    "none_source": {"color": "#dc2626", "penwidth": "2"},
-    "step_reached": {"fillcolor": "#ffedd5"},
-    "step_current": {"fillcolor": "#fed7aa", "color": "#ea580c", "penwidth": "3"},
-    "edge": {"color": "#94a3b8"},
-    "edge_on_path": {"color": "#2563eb", "penwidth": "1.6"},
-    "edge_unrecorded": {"style": "dashed", "color": "#94a3b8"},
-    "edge_ghost": {"style": "dashed", "color": "#dc2626", "fontcolor": "#b91c1c",
-                   "penwidth": "1.4"},
-    "edge_step": {"color": "#ea580c", "penwidth": "2"},
-    "edge_asked": {"style": "dotted", "color": "#7c3aed", "arrowhead": "odot"},
-}  # fmt: skip
-
-_TEXT_BREAK = "#b91c1c"
-_TEXT_WARN = "#b45309"
-_TEXT_DIM = "#475569"
-_TEXT_OK = "#15803d"
-
-_ESCAPE_HOW = {
-    "numpy": ".numpy()",
-    "__array__": "np.asarray()",
-    "float": "float()",
-    "int": "int()",
-    "constant": "tf.constant()",
-}
-_ORIGIN_TEXT = {
-    "variable": "variable",
-    "constant": "constant",
-    "numpy": "NumPy value",
-    "python": "Python value",
-    "outside": "from before the tape",
-    "unknown": "input",
-}
 
 
 @dataclass
@@ -188,14 +146,14 @@ class DotView:
                 how = "as one node per line" if self.collapsed else "as one node each"
             text += (
                 f" ({self.call_ops:,} of them computing "
-                f"{_counted(calls, 'gradients inside the tape')}, drawn {how})"
+                f"{count_phrase(calls, 'gradients inside the tape')}, drawn {how})"
             )
         if self.collapsed:
             text += f", collapsed by cell line into {len(self.nodes):,} nodes"
         text += "."
         if self.hidden:
             text += " Hidden: " + "; ".join(
-                _counted(n, what) for what, n in self.hidden
+                count_phrase(n, what) for what, n in self.hidden
             )
             text += "."
         return text
@@ -514,7 +472,7 @@ class _Builder:
         self.by_source_finding = _group(self.findings, lambda f: f.source_id)
         self.reached, self.current = self._replay()
         self.dot = graphviz.Digraph(name="tape")
-        self._attributes()
+        set_graph_attributes(self.dot, self.rankdir)
         self.names: list[str] = []
         self.classes: set[str] = set()
         self.ghosts = False
@@ -530,7 +488,7 @@ class _Builder:
         for (tail, head), attrs in self.edges.items():
             self.dot.edge(tail, head, **attrs)
         if self.legend:
-            self._legend()
+            write_legend(self.dot, self.classes, self.ghosts, bool(self.steps))
         return DotView(
             digraph=self.dot,
             nodes=tuple(self.names),
@@ -554,7 +512,7 @@ class _Builder:
         for v in ids:
             source = self.source_of[v]
             status = self._source_status(v)
-            if v in flagged or (status is not None and status[1] != _TEXT_OK):
+            if v in flagged or (status is not None and status[1] != TEXT_OK):
                 singles.append(v)
                 continue
             alike.setdefault((source.kind, source.how, source.watched, source.line),
@@ -575,14 +533,14 @@ class _Builder:
         kind = "variables" if source.kind == "variable" else "tensors"
         value = self.values[members[0]]
         lines = [
-            _bold(shown),
-            _small(
+            write_bold(shown),
+            write_small(
                 f"{len(members):,} {kind}, e.g. {shape_text(value.shape)} {value.dtype}"
             ),
-            _small(_how(source.how, source.watched, source.line, None)),
+            write_small(describe_watch(source.how, source.watched, source.line, None)),
         ]
         if self.request is not None and members[0] in self.request.sources:
-            lines.append(_small("∂ ok for all", _TEXT_OK))
+            lines.append(write_small("∂ ok for all", TEXT_OK))
         attrs = dict(STYLE["source" if source.watched else "unwatched_source"])
         css = "tm-source tm-source-group " + (
             "tm-watched" if source.watched else "tm-unwatched"
@@ -594,7 +552,7 @@ class _Builder:
             attrs.update(STYLE["step_reached"])
         if reached:
             css += " tm-reached"
-        self._add_node(name, _html(lines), attrs, css, f"{len(members)} {kind}")
+        self._add_node(name, write_label(lines), attrs, css, f"{len(members)} {kind}")
 
     def _bounded(self, ids: list[str], what: str) -> list[str]:
         limit = self.max_nodes // 4
@@ -611,42 +569,6 @@ class _Builder:
             current = gv.op if gv.op is not None else gv.value
             reached.add(current)
         return reached, current
-
-    def _attributes(self) -> None:
-        dot = self.dot
-        dot.attr(
-            rankdir=self.rankdir,
-            fontname=_FONT,
-            fontsize="10",
-            nodesep="0.25",
-            ranksep="0.35",
-            bgcolor="white",
-            pad="0.15",
-            labelloc="b",
-            labeljust="l",
-            # Bound dot's x-placement passes: one source feeding ~100 ops in a
-            # chain (a weight read at every step of a loop) otherwise takes dot
-            # half a minute; usual graphs converge long before the bound.
-            nslimit="5",
-        )
-        dot.attr(
-            "node",
-            fontname=_FONT,
-            fontsize="10",
-            margin="0.10,0.05",
-            height="0.3",
-            penwidth="1.2",
-            color="#64748b",
-            fontcolor="#111827",
-        )
-        dot.attr(
-            "edge",
-            fontname=_FONT,
-            fontsize="8",
-            arrowsize="0.6",
-            color="#94a3b8",
-            fontcolor=_TEXT_DIM,
-        )
 
     # -- one node per op -----------------------------------------------------------
     def _draw_ops(self, chosen: list[OpNode]) -> int:
@@ -749,7 +671,7 @@ class _Builder:
         # to the target).
         label = self._edge_label(v) if op.id in self.swept else ""
         if label:
-            attrs["label"] = _plain(label)
+            attrs["label"] = escape_plain(label)
         if self.step and self._edge_reached(v, op):
             attrs.update(STYLE["edge_step"])
         self.edges[key] = attrs
@@ -789,14 +711,14 @@ class _Builder:
         gv = self.gvalues.get(v) if self.gradients and not self.collapsed else None
         if gv is None:
             return ""
-        return f"∂ {shape_text(gv.shape)} norm {_norm(gv.norm)}"
+        return f"∂ {shape_text(gv.shape)} norm {format_norm(gv.norm)}"
 
     def _ghost_edge(self, tail: str, v: str) -> None:
         escape = self.escapes[self.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
-        how = _ESCAPE_HOW.get(escape.how, escape.how)
+        how = ESCAPE_HOW.get(escape.how, escape.how)
         label = how + (f" line {escape.line}" if escape.line is not None else "")
-        attrs["label"] = _plain(label)
+        attrs["label"] = escape_plain(label)
         self.edges[(tail, v)] = attrs
         self.ghosts = True
 
@@ -810,7 +732,7 @@ class _Builder:
             name,
             label=label,
             # Lines joined by DOT's \n escape; each part escaped on its own.
-            tooltip=graphviz.nohtml(r"\n".join(_plain(t) for t in tooltip)),
+            tooltip=graphviz.nohtml(r"\n".join(escape_plain(t) for t in tooltip)),
             **{"class": css},
             **attrs,
         )
@@ -826,40 +748,48 @@ class _Builder:
             role, css = "target", "tm-target"
             # Picked in the view, though another tape's gradient asked for it.
             what = "inner target" if v in self.inner_targets else "target"
-            lines.append(_bold(name))
-            lines.append(_small(f"{shape_text(value.shape)} {value.dtype} · {what}"))
+            lines.append(write_bold(name))
+            lines.append(
+                write_small(f"{shape_text(value.shape)} {value.dtype} · {what}")
+            )
         elif source is not None and v in self.sources_drawn:
             role = "source" if source.watched else "unwatched_source"
             css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
             kind = "variable" if source.kind == "variable" else "tensor"
-            lines.append(_bold(name))
-            lines.append(_small(f"{shape_text(value.shape)} {value.dtype} · {kind}"))
+            lines.append(write_bold(name))
             lines.append(
-                _small(_how(source.how, source.watched, source.line, value.trainable))
+                write_small(f"{shape_text(value.shape)} {value.dtype} · {kind}")
+            )
+            lines.append(
+                write_small(
+                    describe_watch(
+                        source.how, source.watched, source.line, value.trainable
+                    )
+                )
             )
         else:
             role, css = "input", "tm-input"
             if value.names or value.variable:
-                lines.append(_bold(name))
+                lines.append(write_bold(name))
             else:
-                lines.append(_italic(_leaf_name(value, self.all_ops)))
-            lines.append(_small(f"{shape_text(value.shape)} {value.dtype}"))
+                lines.append(write_italic(describe_leaf(value, self.all_ops)))
+            lines.append(write_small(f"{shape_text(value.shape)} {value.dtype}"))
         attrs = dict(STYLE[role])
         status = self._source_status(v)
         if status is not None:
             text, colour = status
-            lines.append(_small(text, colour))
-            if colour == _TEXT_BREAK:
+            lines.append(write_small(text, colour))
+            if colour == TEXT_BREAK:
                 attrs.update(STYLE["none_source"])
         found = [f for f in self.by_source_finding.get(v, ()) if f.op is None]
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
         self._step_style(v, attrs)
         if v in self.reached:
             css += " tm-reached"
-        self._add_node(v, _html(lines), attrs, css, f"{name}: {value.dtype}")
+        self._add_node(v, write_label(lines), attrs, css, f"{name}: {value.dtype}")
 
     def _source_status(self, v: str) -> tuple[str, str] | None:
         request = self.request
@@ -871,21 +801,21 @@ class _Builder:
         gv = self.gvalues.get(v)
         status = gradient_status(gv.norm if gv else None, result.none)
         if status == "None":
-            return "∂ None", _TEXT_BREAK
+            return "∂ None", TEXT_BREAK
         if status == "NaN":
-            return "∂ has NaN/inf", _TEXT_WARN
+            return "∂ has NaN/inf", TEXT_WARN
         if status == "zero":
-            return "∂ = 0", _TEXT_WARN
-        norm = f", norm {_norm(gv.norm)}" if gv is not None else ""
-        return f"∂ ok{norm}", _TEXT_OK
+            return "∂ = 0", TEXT_WARN
+        norm = f", norm {format_norm(gv.norm)}" if gv is not None else ""
+        return f"∂ ok{norm}", TEXT_OK
 
     def _op_node(self, op: OpNode) -> None:
         lines = []
         out = op.outputs[0] if op.outputs else None
         named = [self.graph.name_of(o) for o in op.outputs if self.values[o].names]
-        head = _bold(op.op)
+        head = write_bold(op.op)
         if named:
-            head = _escape(_clip(", ".join(named), 24)) + " = " + head
+            head = escape_label(clip(", ".join(named), 24)) + " = " + head
         lines.append(head)
         if len(op.outputs) == 1 and out is not None:
             value = self.values[out]
@@ -894,9 +824,9 @@ class _Builder:
             meta = f"{len(op.outputs)} outputs"
         if op.line is not None:
             meta += f" · line {op.line}"
-        lines.append(_small(meta))
+        lines.append(write_small(meta))
         if not op.recorded:
-            lines.append(_small(_why_unrecorded(op)))
+            lines.append(write_small(describe_unrecorded(op)))
         role = "op"
         css = "tm-op"
         if op.id in self.path_ops:
@@ -906,15 +836,15 @@ class _Builder:
         attrs = dict(STYLE[role])
         found = self.by_op_finding.get(op.id, [])
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
         self._step_style(op.id, attrs)
         if op.id in self.reached:
             css += " tm-reached"
         code = self.graph.cell.line(op.line)
         tooltip = [f"{op.op} ({op.id})"] + ([code.strip()] if code else [])
-        self._add_node(op.id, _html(lines), attrs, css, *tooltip)
+        self._add_node(op.id, write_label(lines), attrs, css, *tooltip)
 
     def _step_style(self, name: str, attrs: dict[str, str]) -> None:
         if name == self.current:
@@ -923,7 +853,9 @@ class _Builder:
             attrs.update(STYLE["step_reached"])
 
     def _hidden_node(self, count: int, what: str) -> None:
-        label = _html([_bold(f"… {count:,} {what}"), _small("not drawn")])
+        label = write_label(
+            [write_bold(f"… {count:,} {what}"), write_small("not drawn")]
+        )
         self._add_node(
             "hidden",
             label,
@@ -953,22 +885,22 @@ class _Builder:
                 ys = ", ".join(names[: len(request.targets)])
                 xs = ", ".join(names[len(request.targets) :])
                 head = f"∂{ys}/∂{xs}"
-        lines = [_bold(head)]
+        lines = [write_bold(head)]
         if code:
-            lines.append(_code(_clip(code.strip(), 44)))
+            lines.append(write_code(clip(code.strip(), 44)))
         results = request.results
         if len(results) == 1 and not results[0].none:
             meta = f"{shape_text(results[0].shape)} {results[0].dtype}"
         else:
-            meta = _counted(len(request.sources), "gradients")
+            meta = count_phrase(len(request.sources), "gradients")
         if line is not None:
             meta += f" · line {line}"
         if len(calls) > 1:
             meta += f" · {len(calls):,} calls"
-        meta += f" · {_counted(len(ops), 'ops')}"
+        meta += f" · {count_phrase(len(ops), 'ops')}"
         if not request.here and request.where:
             meta += f" · {request.kind}() in {request.where}"
-        lines.append(_small(meta))
+        lines.append(write_small(meta))
         return lines
 
     def _known_name(self, v: str | None) -> str | None:
@@ -1000,20 +932,20 @@ class _Builder:
                 self.values[v].origin in ("python", "numpy", "constant") for v in folded
             )
             what = "constants" if constants else "unwatched inputs"
-            lines.append(_small(f"+{_counted(len(folded), what)}"))
+            lines.append(write_small(f"+{count_phrase(len(folded), what)}"))
         ids = {op.id for op in ops}
         role, css = "gradient_call", "tm-op tm-call"
         if ids & self.path_ops:
             role, css = "gradient_call_on_path", css + " tm-path"
         attrs = dict(STYLE[role])
         if not any(op.recorded for op in ops):
-            lines.append(_small(_why_call_unrecorded(ops)))
+            lines.append(write_small(describe_call_unrecorded(ops)))
             attrs.update(STYLE["unrecorded_op"])
             css += " tm-unrecorded"
         found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
         if self.current in ids:
             attrs.update(STYLE["step_current"])
@@ -1022,10 +954,10 @@ class _Builder:
         if ids & self.reached:
             css += " tm-reached"
         code = self.graph.cell.line(ops[0].line)
-        tooltip = [f"{request.kind} ({name}): {_counted(len(ops), 'ops')}"]
+        tooltip = [f"{request.kind} ({name}): {count_phrase(len(ops), 'ops')}"]
         self._add_node(
             name,
-            _html(lines),
+            write_label(lines),
             attrs,
             css,
             *tooltip,
@@ -1041,7 +973,7 @@ class _Builder:
         for request_id, ops in self.calls_drawn.items():
             with self.dot.subgraph(name=f"cluster_{request_id}") as box:
                 box.attr(
-                    label=_html(self._call_lines(self.calls[request_id])),
+                    label=write_label(self._call_lines(self.calls[request_id])),
                     labelloc="t",
                     labeljust="l",
                     **STYLE["gradient_cluster"],
@@ -1137,7 +1069,7 @@ class _Builder:
     def _ghost_attrs(self, v: str) -> dict[str, str]:
         escape = self.escapes[self.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
-        attrs["label"] = _plain(_ESCAPE_HOW.get(escape.how, escape.how))
+        attrs["label"] = escape_plain(ESCAPE_HOW.get(escape.how, escape.how))
         self.ghosts = True
         return attrs
 
@@ -1146,17 +1078,18 @@ class _Builder:
         counts = Counter(op.op for op in ops)
         head = f"line {line}" if line is not None else ops[0].op
         lines = [
-            _bold(head) + _small(f"  {len(ops):,} op{'s' if len(ops) != 1 else ''}")
+            write_bold(head)
+            + write_small(f"  {len(ops):,} op{'s' if len(ops) != 1 else ''}")
         ]
         code = self.graph.cell.line(line)
         if code:
-            lines.append(_code(_clip(code.strip(), 44)))
+            lines.append(write_code(clip(code.strip(), 44)))
         summary = ", ".join(
             f"{name} ×{n:,}" if n > 1 else name for name, n in counts.most_common(3)
         )
         if len(counts) > 3:
             summary += f", +{len(counts) - 3} more"
-        lines.append(_small(summary))
+        lines.append(write_small(summary))
         leaves = {
             v
             for op in ops
@@ -1165,7 +1098,7 @@ class _Builder:
         }
         if leaves:
             lines.append(
-                _small(
+                write_small(
                     f"+{len(leaves)} unwatched input{'s' if len(leaves) != 1 else ''}"
                 )
             )
@@ -1179,8 +1112,8 @@ class _Builder:
         attrs = dict(STYLE[role])
         found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
         if self.current in ids:
             attrs.update(STYLE["step_current"])
@@ -1188,51 +1121,12 @@ class _Builder:
             attrs.update(STYLE["step_reached"])
         if ids & self.reached:
             css += " tm-reached"
-        self._add_node(key, _html(lines), attrs, css, f"{head}: {len(ops)} ops")
+        self._add_node(key, write_label(lines), attrs, css, f"{head}: {len(ops)} ops")
         return len(leaves)
 
     def _group_leaf(self, v: str, drawn: set[str]) -> bool:
         value = self.values[v]
         return value.op is None or value.op not in drawn
-
-    # -- legend ---------------------------------------------------------------------
-    def _legend(self) -> None:
-        entries = [
-            ("tm-watched", "source", STYLE["source"]),
-            ("tm-target", "target", STYLE["target"]),
-            ("tm-path", "op on a path", STYLE["op_on_path"]),
-            ("tm-call", "gradient computed in the tape", STYLE["gradient_call"]),
-            ("tm-break", "path breaks here", STYLE["break"]),
-            ("tm-unwatched", "source not watched", STYLE["unwatched_source"]),
-            ("tm-input", "unwatched input", STYLE["input"]),
-            ("tm-unrecorded", "not recorded", STYLE["unrecorded_op"]),
-            ("tm-reached", "backward step", STYLE["step_current"]),
-        ]
-        cells = []
-        if self.steps:  # in the legend all along: the slider never moves the layout
-            self.classes.add("tm-reached")
-        for css, text, style in entries:
-            if css not in self.classes:
-                continue
-            dashed = ' STYLE="dashed"' if "dashed" in style.get("style", "") else ""
-            cells.append(
-                f'<TD BGCOLOR="{style.get("fillcolor", "#ffffff")}" '
-                f'COLOR="{style.get("color", "#64748b")}" BORDER="1"{dashed}>'
-                f'<FONT POINT-SIZE="8">{html.escape(text)}</FONT></TD>'
-            )
-        if self.ghosts:
-            cells.append(
-                '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#b91c1c">- - &#x25B8; '
-                "value left the engine</FONT></TD>"
-            )
-        if "tm-asked" in self.classes:
-            cells.append(
-                '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#5b21b6">&#x00B7;&#x00B7;'
-                "&#x00B7; &#x25E6; what a gradient was asked of</FONT></TD>"
-            )
-        if cells:
-            table = '<TABLE BORDER="0" CELLSPACING="3" CELLPADDING="2"><TR>'
-            self.dot.attr(label="<" + table + "".join(cells) + "</TR></TABLE>>")
 
 
 # -- helpers ---------------------------------------------------------------------------
@@ -1247,142 +1141,6 @@ def _group(findings, key) -> dict:
     return out
 
 
-def _is_error(findings) -> bool:
-    return any(f.severity == "error" for f in findings)
-
-
-def _finding_lines(findings) -> list[str]:
-    shorts = list(dict.fromkeys(f.short for f in findings))
-    colour = _TEXT_BREAK if _is_error(findings) else _TEXT_WARN
-    lines = [_small("✗ " + _clip(s, 40), colour) for s in shorts[:2]]
-    if len(shorts) > 2:
-        lines.append(_small(f"+{len(shorts) - 2} more", colour))
-    return lines
-
-
-def _how(how: str, watched: bool, line: int | None, trainable: bool | None) -> str:
-    at = f" · line {line}" if line is not None else ""
-    if how == "accessed":
-        text = f"watched when read{at}"
-    elif how == "watch":
-        text = f"tape.watch{at}" if watched else f"tape.watch: not watchable{at}"
-    else:
-        text = "not watched"
-    if trainable is False:
-        text += " · trainable=False"
-    return text
-
-
-def _why_unrecorded(op: OpNode) -> str:
-    if op.tape_state == "paused":
-        return "not recorded: stop_recording"
-    if op.tape_state in ("idle", "stopped"):
-        return "not recorded: tape not recording"
-    if not op.differentiable:
-        return "not recorded: no gradient"
-    return "not recorded"
-
-
-def _why_call_unrecorded(ops: list[OpNode]) -> str:
-    states = {op.tape_state for op in ops}
-    if "paused" in states:
-        return "not recorded: stop_recording"
-    if states <= {"idle", "stopped"}:
-        return "not recorded: tape not recording"
-    return "not recorded: it used nothing the tape watched"
-
-
-def _leaf_name(value: Value, ops: dict[str, OpNode]) -> str:
-    if value.origin == "python":
-        return f"Python {value.python_type or 'value'}"
-    if value.origin == "numpy":
-        return f"NumPy {value.python_type or 'value'}"
-    if value.origin == "op" and value.op in ops:
-        if ops[value.op].during is not None:
-            # Made by a gradient call whose ops the view does not draw (the
-            # tape's own answer, computed without recording).
-            return "result of a gradient call"
-        return f"{ops[value.op].op} (not drawn)"
-    return _ORIGIN_TEXT.get(value.origin, value.origin)
-
-
-def _norm(norm: float) -> str:
-    if not math.isfinite(norm):
-        return str(norm)
-    return f"{norm:.3g}"
-
-
-def _counted(n: int, plural: str) -> str:
-    """``"3 ops off the paths"``, ``"1 op off the paths"``: the first plural of
-    the phrase's first two words becomes singular for one."""
-    if n != 1:
-        return f"{n:,} {plural}"
-    words = plural.split(" ")
-    for i, word in enumerate(words[:2]):
-        if word.endswith("s"):
-            words[i] = word[:-1]
-            break
-    return f"1 {' '.join(words)}"
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _id_order(value_id: str) -> int:
     digits = "".join(ch for ch in value_id if ch.isdigit())
     return int(digits) if digits else 0
-
-
-# Characters XML 1.0 forbids (and lone surrogates, which UTF-8 cannot encode):
-# in a label, dot's HTML parser rejects them; in a tooltip, the SVG would not parse.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-# A backslash dot would read as an escape in a label (see _escape).
-_DOT_ESCAPES = re.compile(r"\\[NGETH\\]")
-
-
-def _printable(text: str) -> str:
-    """``text`` with each character XML forbids replaced by U+FFFD."""
-    return _NOT_XML.sub("\ufffd", text)
-
-
-def _escape(text: str) -> str:
-    """Text for an HTML-like label; blank text shows as its repr (dot rejects a
-    label part such as ``<B></B>`` that holds no text)."""
-    if not text.strip():
-        text = repr(text)
-    escaped = html.escape(_printable(text))
-    if _DOT_ESCAPES.search(escaped):
-        # dot expands \N, \G, \E, \T and \H (node, graph, edge names) even in
-        # HTML-like labels; a doubled backslash draws one.
-        escaped = escaped.replace("\\", "\\\\")
-    if not text.replace("]", "").strip():
-        # dot's HTML lexer rejects a part that is only "]" or "]]" (after
-        # whitespace); the character reference draws the same bracket.
-        escaped = escaped.replace("]", "&#93;")
-    return escaped
-
-
-def _plain(text: str) -> str:
-    """Text for a quoted DOT string: dot reads ``&name;`` entities there too."""
-    return graphviz.escape(_printable(text).replace("&", "&amp;"))
-
-
-def _bold(text: str) -> str:
-    return f"<B>{_escape(_clip(text, 32))}</B>"
-
-
-def _italic(text: str) -> str:
-    return f"<I>{_escape(_clip(text, 32))}</I>"
-
-
-def _small(text: str, colour: str = _TEXT_DIM) -> str:
-    return f'<FONT POINT-SIZE="8" COLOR="{colour}">{_escape(text)}</FONT>'
-
-
-def _code(text: str) -> str:
-    return f'<FONT FACE="{_MONO}" POINT-SIZE="8">{_escape(text)}</FONT>'
-
-
-def _html(lines: list[str]) -> str:
-    return "<" + "<BR/>".join(lines) + ">"
