@@ -27,16 +27,17 @@ Visual language (every colour and shape is in :data:`STYLE`):
 Large tapes stay small on screen: the view keeps the source-to-target paths,
 collapses ops by cell line when they are too many, and drops the earliest
 groups past :data:`MAX_NODES`, counting everything it hides. Graphviz never
-gets more than about ``MAX_NODES`` nodes.
+gets more than about ``MAX_NODES`` nodes. :mod:`tapemagic.viz.dot_plan`
+chooses what a view shows; this module writes it as nodes and edges.
 
-Every label is escaped (HTML-like labels built from ``html.escape``\\ d text,
-plain attributes through ``graphviz.escape``): a name like
-``<img src=x onerror=alert(1)>`` is drawn as text.
+Every label is escaped (:mod:`tapemagic.viz.dot_markup`: HTML-like labels
+built from ``html.escape``\\ d text, plain attributes through
+``graphviz.escape``): a name like ``<img src=x onerror=alert(1)>`` is drawn
+as text.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -70,6 +71,7 @@ from .dot_markup import (
     write_legend,
     write_small,
 )
+from .dot_plan import ViewPlan, backward_steps, gradient_status
 from .labels import shape_text
 
 __all__ = [
@@ -159,24 +161,6 @@ class DotView:
         return text
 
 
-def gradient_status(norm: float | None, none: bool = False) -> str:
-    """``"None"``, ``"NaN"`` (NaN or inf), ``"zero"`` or ``"ok"`` for a gradient.
-
-    Example:
-        >>> gradient_status(None, none=True), gradient_status(0.0)
-        ('None', 'zero')
-        >>> gradient_status(float("nan")), gradient_status(2.5)
-        ('NaN', 'ok')
-    """
-    if none:
-        return "None"
-    if norm is None:
-        return "ok"
-    if not math.isfinite(norm):
-        return "NaN"
-    return "zero" if norm == 0 else "ok"
-
-
 def to_dot(
     graph: Graph, findings: tuple[Finding, ...] = (), **options
 ) -> graphviz.Digraph:
@@ -217,33 +201,6 @@ def render_svg(drawing: graphviz.Digraph | DotView) -> str:
     digraph = drawing.digraph if isinstance(drawing, DotView) else drawing
     svg = digraph.pipe(format="svg", encoding="utf-8")
     return svg[svg.index("<svg") :].strip()
-
-
-def backward_steps(
-    graph: Graph, target: str | None = None, request: str | None = None
-) -> tuple[GradientRequest | None, tuple[GradientValue, ...]]:
-    """The gradient request a view shows, and its backward sweep in order.
-
-    The request is ``request`` if given, else the last one that answered for
-    ``target`` (any target when None). The sweep lists the cotangent reaching
-    each op, from the target back, then each source's gradient.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> backward_steps(Graph(TapeInfo(None, False, True, "new", True),
-        ...                      Cell(None, None)))
-        (None, ())
-    """
-    if request is not None:
-        chosen = next((r for r in graph.gradients if r.id == request), None)
-    else:
-        answered = [r for r in graph.gradients if r.results]
-        if target is not None:
-            answered = [r for r in answered if target in r.targets]
-        chosen = answered[-1] if answered else None
-    if chosen is None:
-        return None, ()
-    return chosen, tuple(gv for gv in graph.gradient_values if gv.request == chosen.id)
 
 
 # -- building a view ----------------------------------------------------------
@@ -302,7 +259,7 @@ def build_view(
         >>> view.nodes, view.notes()
         (('t1', 'op1', 't2'), 'Showing 1 of 1 op.')
     """
-    return _Builder(
+    plan = ViewPlan(
         graph,
         tuple(findings),
         target,
@@ -312,165 +269,24 @@ def build_view(
         step,
         request,
         max_nodes,
-        legend,
-        rankdir,
         expand_gradients,
-    ).build()
+    )
+    return _Writer(graph, plan, legend, rankdir).build()
 
 
-class _Builder:
-    """Chooses nodes and edges, then writes them into a Digraph."""
+class _Writer:
+    """Writes a :class:`~tapemagic.viz.dot_plan.ViewPlan` into a Digraph."""
 
-    def __init__(
-        self,
-        graph,
-        findings,
-        target,
-        source,
-        collapse,
-        gradients,
-        step,
-        request,
-        max_nodes,
-        legend,
-        rankdir,
-        expand_gradients=False,
-    ) -> None:
+    def __init__(self, graph: Graph, plan: ViewPlan, legend: bool, rankdir: str):
         self.graph = graph
-        self.max_nodes = max(8, int(max_nodes))
+        self.plan = plan
         self.legend = legend
         self.rankdir = rankdir
-        self.collapse = collapse
-        self.expand = bool(expand_gradients)
-        index = graph.index
-        self.index = index
-        self.values = index.values
-        self.tape_ops = index.graph_ops
-        self.backward_ops = len(graph.ops) - len(self.tape_ops)
-        self.ops = {op.id: op for op in self.tape_ops}
-        self.all_ops = index.ops
-        self.nested = index.nested
-        self.calls = index.calls
-        self.inner_targets = set(index.inner_targets)
-        self.escapes = index.escapes
-        self.ghost_of = index.ghost_of
-        self.source_of = {s.value: s for s in graph.sources}
-        self.source_ids = [s.value for s in graph.sources if s.value in self.values]
-        if source is not None and source in self.values:
-            self.picked_sources = [source]
-            if source not in self.source_ids:
-                self.source_ids.append(source)
-        else:
-            self.picked_sources = list(self.source_ids)
-        # Another tape's target (y of inner.gradient(y, x)) is not this one's.
-        targets = [
-            t for t in graph.targets if t in self.values and t not in self.inner_targets
-        ]
-        if target is not None and target in self.values:
-            self.picked_targets = [target]
-        else:
-            self.picked_targets = targets
-        self.restricted = (target is not None) or (source is not None)
-        self.findings = [
-            f
-            for f in findings
-            if (target is None or f.target_id in (None, target))
-            and (source is None or f.source_id in (None, source))
-        ]
-        self.request, self.steps = backward_steps(graph, target, request)
-        self.gradients = gradients
-        # The last cotangent each value got (a chunked jacobian sweeps twice).
-        self.gvalues = {gv.value: gv for gv in self.steps}
-        self.swept = {gv.op for gv in self.steps if gv.op is not None}
-        self.step = max(0, min(int(step), len(self.steps)))
-        self.hidden: list[tuple[str, int]] = []
-
-    # -- which ops ---------------------------------------------------------------
-    def _choose_ops(self) -> list[OpNode]:
-        path_ops, self.path_values = self.index.paths(
-            tuple(self.picked_sources), tuple(self.picked_targets)
-        )
-        self.path_ops = path_ops
-        on_path = [op for op in self.tape_ops if op.id in path_ops]
-        if self.restricted:
-            chosen = on_path
-        elif self._node_count(self.tape_ops) <= self.max_nodes:
-            chosen = list(self.tape_ops)
-        else:
-            chosen = on_path or list(self.tape_ops)
-        if not self.expand:
-            # A gradient computation drawn as one node stands for all its ops.
-            ids = {op.id for op in chosen}
-            calls = {op.during for op in chosen if op.during in self.calls}
-            chosen = [op for op in self.tape_ops if op.id in ids or op.during in calls]
-        off = len(self.tape_ops) - len(chosen)
-        if off:
-            self.hidden.append(("ops off the source-to-target paths", off))
-        if self.backward_ops:
-            self.hidden.append(("ops run while computing gradients", self.backward_ops))
-        return chosen
-
-    def _unit(self, op: OpNode) -> str:
-        """The DOT node that draws ``op``: its own, or its gradient call's."""
-        if not self.expand and op.during in self.calls:
-            return op.during
-        return op.id
-
-    def _folded(self, v: str, op: OpNode) -> bool:
-        """Whether input ``v`` of ``op`` is folded into its gradient call's node:
-        the seeds and Python numbers a backward pass makes for itself."""
-        value = self.values[v]
-        return (
-            op.during in self.calls
-            and not self.expand
-            and value.origin in ("python", "numpy", "constant")
-            and not value.names
-            and v not in self.source_of
-        )
-
-    def _leaves(self, ops: list[OpNode]) -> set[str]:
-        """The inputs of ``ops`` drawn as their own nodes: made by no drawn op."""
-        drawn = {op.id for op in ops}
-        leaves = set()
-        for op in ops:
-            for v in op.inputs:
-                value = self.values[v]
-                if (value.op is None or value.op not in drawn) and not self._folded(
-                    v, op
-                ):
-                    leaves.add(v)
-        return leaves
-
-    def _leaf_count(self, ops: list[OpNode]) -> int:
-        return len(self._leaves(ops))
-
-    def _node_count(self, ops: list[OpNode]) -> int:
-        return len({self._unit(op) for op in ops}) + self._leaf_count(ops)
 
     # -- build -------------------------------------------------------------------
     def build(self) -> DotView:
-        chosen = self._choose_ops()
-        sources = [s for s in self.source_ids if s in self.picked_sources]
-        self.targets_drawn = self._bounded(self.picked_targets, "targets not drawn")
-        collapsed = self.collapse
-        if collapsed is None:
-            count = self._node_count(chosen) + len(sources)
-            collapsed = count + len(self.targets_drawn) > self.max_nodes
-        self.collapsed = collapsed
-        if collapsed:
-            self.expand = False  # grouped by line: each gradient call is one node
-        self.source_groups: dict[str, list[str]] = {}
-        if collapsed:
-            sources, self.source_groups = self._group_sources(sources)
-        self.sources_drawn = self._bounded(sources, "sources not drawn")
-        self.special = set(self.sources_drawn) | set(self.targets_drawn)
-        # Where each drawn value's edges start: its own node, or its group's.
-        self.tail_of = {v: v for v in self.special}
-        for name, members in self.source_groups.items():
-            self.tail_of.update((v, name) for v in members)
-        self.by_op_finding = _group(self.findings, lambda f: f.op)
-        self.by_source_finding = _group(self.findings, lambda f: f.source_id)
-        self.reached, self.current = self._replay()
+        plan = self.plan
+        chosen, collapsed = plan.chosen, plan.collapsed
         self.dot = graphviz.Digraph(name="tape")
         set_graph_attributes(self.dot, self.rankdir)
         self.names: list[str] = []
@@ -478,60 +294,33 @@ class _Builder:
         self.ghosts = False
         self.edges: dict[tuple[str, str], dict[str, str]] = {}
         self.path_edges: set[tuple[str, str]] = set()
-        # The gradient computations drawn: request id -> the ops shown, and the
-        # node drawing them when it is not the request's own (collapsed by line).
-        self.calls_drawn: dict[str, list[OpNode]] = {}
-        self.call_node_of: dict[str, str] = {}
         shown = self._draw_groups(chosen) if collapsed else self._draw_ops(chosen)
-        if self.expand:
+        if self.plan.expand:
             self._call_boxes()
         for (tail, head), attrs in self.edges.items():
             self.dot.edge(tail, head, **attrs)
         if self.legend:
-            write_legend(self.dot, self.classes, self.ghosts, bool(self.steps))
+            write_legend(self.dot, self.classes, self.ghosts, bool(self.plan.steps))
         return DotView(
             digraph=self.dot,
             nodes=tuple(self.names),
             shown_ops=shown,
-            total_ops=len(self.tape_ops),
+            total_ops=len(self.plan.tape_ops),
             collapsed=collapsed,
-            hidden=tuple(self.hidden),
-            request=self.request,
-            steps=self.steps,
-            calls=tuple(self.calls_drawn),
-            call_ops=sum(len(ops) for ops in self.calls_drawn.values()),
-            expanded=self.expand,
+            hidden=tuple(self.plan.hidden),
+            request=self.plan.request,
+            steps=self.plan.steps,
+            calls=tuple(self.plan.calls_drawn),
+            call_ops=sum(len(ops) for ops in self.plan.calls_drawn.values()),
+            expanded=self.plan.expand,
         )
 
-    def _group_sources(self, ids: list[str]) -> tuple[list[str], dict[str, list[str]]]:
-        """Sources to draw one by one, and groups of look-alikes (watched the
-        same way on the same line, gradient fine, no finding), 3 or more."""
-        flagged = {f.source_id for f in self.findings}
-        alike: dict[tuple, list[str]] = {}
-        singles = []
-        for v in ids:
-            source = self.source_of[v]
-            status = self._source_status(v)
-            if v in flagged or (status is not None and status[1] != TEXT_OK):
-                singles.append(v)
-                continue
-            alike.setdefault((source.kind, source.how, source.watched, source.line),
-                             []).append(v)  # fmt: skip
-        groups = {}
-        for members in alike.values():
-            if len(members) >= 3:
-                groups[f"sources{len(groups) + 1}"] = members
-            else:
-                singles.extend(members)
-        singles.sort(key=ids.index)
-        return singles, groups
-
     def _source_group_node(self, name: str, members: list[str]) -> None:
-        source = self.source_of[members[0]]
+        source = self.plan.source_of[members[0]]
         names = [self.graph.name_of(v) for v in members]
         shown = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
         kind = "variables" if source.kind == "variable" else "tensors"
-        value = self.values[members[0]]
+        value = self.plan.values[members[0]]
         lines = [
             write_bold(shown),
             write_small(
@@ -539,14 +328,14 @@ class _Builder:
             ),
             write_small(describe_watch(source.how, source.watched, source.line, None)),
         ]
-        if self.request is not None and members[0] in self.request.sources:
+        if self.plan.request is not None and members[0] in self.plan.request.sources:
             lines.append(write_small("∂ ok for all", TEXT_OK))
         attrs = dict(STYLE["source" if source.watched else "unwatched_source"])
         css = "tm-source tm-source-group " + (
             "tm-watched" if source.watched else "tm-unwatched"
         )
-        reached = [v for v in members if v in self.reached]
-        if self.current in members:
+        reached = [v for v in members if v in self.plan.reached]
+        if self.plan.current in members:
             attrs.update(STYLE["step_current"])
         elif reached:
             attrs.update(STYLE["step_reached"])
@@ -554,79 +343,39 @@ class _Builder:
             css += " tm-reached"
         self._add_node(name, write_label(lines), attrs, css, f"{len(members)} {kind}")
 
-    def _bounded(self, ids: list[str], what: str) -> list[str]:
-        limit = self.max_nodes // 4
-        if len(ids) > limit:
-            self.hidden.append((what, len(ids) - limit))
-            return ids[:limit]
-        return ids
-
-    def _replay(self) -> tuple[set[str], str | None]:
-        """Op and source ids the sweep reached by ``step``, and the current one."""
-        reached: set[str] = set()
-        current = None
-        for gv in self.steps[: self.step]:
-            current = gv.op if gv.op is not None else gv.value
-            reached.add(current)
-        return reached, current
-
     # -- one node per op -----------------------------------------------------------
     def _draw_ops(self, chosen: list[OpNode]) -> int:
-        budget = self.max_nodes - len(self.special)
-        units: dict[str, list[OpNode]] = {}
-        for op in chosen:
-            units.setdefault(self._unit(op), []).append(op)
-        kept_units: set[str] = set()
-        leaves: set[str] = set()
-        chosen_ids = {op.id for op in chosen}
-        # Keep the latest ops (nearest the targets) that fit, with their inputs;
-        # a gradient call drawn as one node is kept whole.
-        for name in sorted(units, key=lambda k: units[k][-1].seq, reverse=True):
-            new = {
-                v
-                for op in units[name]
-                for v in op.inputs
-                if v not in self.special
-                and v not in leaves
-                and self.values[v].op not in chosen_ids
-                and not self._folded(v, op)
-            }
-            if len(kept_units) + len(leaves) + len(new) + 1 > budget and kept_units:
-                break
-            kept_units.add(name)
-            leaves |= new
-        kept = [op for op in chosen if self._unit(op) in kept_units]
+        kept, leaves = self.plan.keep_units(chosen)
         hidden = len(chosen) - len(kept)
         drawn = {op.id for op in kept}
-        for op in kept:
-            if op.during in self.calls:
-                self.calls_drawn.setdefault(op.during, []).append(op)
-        self.value_nodes = set(self.special)
-        for v in self.sources_drawn:
-            self._value_node(self.values[v])
+        self.value_nodes = set(self.plan.special)
+        for v in self.plan.sources_drawn:
+            self._value_node(self.plan.values[v])
         for v in sorted(leaves, key=_id_order):
-            self._value_node(self.values[v])
+            self._value_node(self.plan.values[v])
             self.value_nodes.add(v)
         for op in kept:
-            unit = self._unit(op)
+            unit = self.plan.unit(op)
             if unit == op.id:
                 self._op_node(op)
             elif unit not in self.names:
-                self._call_node(unit, self.calls_drawn[unit], drawn)
-        for v in self.targets_drawn:
-            if v not in self.sources_drawn:
-                self._value_node(self.values[v])
+                self._call_node(unit, self.plan.calls_drawn[unit], drawn)
+        for v in self.plan.targets_drawn:
+            if v not in self.plan.sources_drawn:
+                self._value_node(self.plan.values[v])
         if hidden:
-            self.hidden.append(("earlier ops not drawn (limit of the view)", hidden))
+            self.plan.hidden.append(
+                ("earlier ops not drawn (limit of the view)", hidden)
+            )
             self._hidden_node(hidden, "earlier ops")
         for op in kept:
             for v in op.inputs:
                 self._input_edge(v, op, drawn, hidden)
             for v in op.outputs:
                 if v in self.value_nodes:
-                    self._edge(self._unit(op), v, v, op)
+                    self._edge(self.plan.unit(op), v, v, op)
         self._asked_edges(lambda v: self._node_of(v, drawn))
-        for v, origin in self.ghost_of.items():
+        for v, origin in self.plan.ghost_of.items():
             if v in self.value_nodes:
                 tail = self._node_of(origin, drawn)
                 if tail is not None:
@@ -637,13 +386,13 @@ class _Builder:
         """The DOT node that stands for value ``v``, or None if it is not drawn."""
         if v in self.value_nodes:
             return v
-        op = self.values[v].op
-        return self._unit(self.ops[op]) if op in drawn else None
+        op = self.plan.values[v].op
+        return self.plan.unit(self.plan.ops[op]) if op in drawn else None
 
     def _input_edge(self, v: str, op: OpNode, drawn: set[str], hidden: int) -> None:
-        if self._folded(v, op):
+        if self.plan.folded(v, op):
             return
-        head = self._unit(op)
+        head = self.plan.unit(op)
         tail = self._node_of(v, drawn)
         if tail is None:
             if hidden:
@@ -654,7 +403,7 @@ class _Builder:
 
     def _edge(self, tail: str, head: str, v: str, op: OpNode) -> None:
         key = (tail, head)
-        on_path = v in self.path_values and op.id in self.path_ops
+        on_path = v in self.plan.path_values and op.id in self.plan.path_ops
         # One edge per pair of nodes; one on a path wins over one that is not.
         if key in self.edges and (key in self.path_edges or not on_path):
             return
@@ -662,28 +411,28 @@ class _Builder:
         if on_path:
             attrs.update(STYLE["edge_on_path"])
             self.path_edges.add(key)
-        producer = self.ops.get(self.values[v].op or "")
+        producer = self.plan.ops.get(self.plan.values[v].op or "")
         if not op.recorded or (producer is not None and not producer.recorded):
             attrs.update(STYLE["edge_unrecorded"])
             if on_path:
                 attrs["color"] = STYLE["edge_on_path"]["color"]
         # A cotangent flows only into the recorded ops the sweep reached (and on
         # to the target).
-        label = self._edge_label(v) if op.id in self.swept else ""
+        label = self._edge_label(v) if op.id in self.plan.swept else ""
         if label:
             attrs["label"] = escape_plain(label)
-        if self.step and self._edge_reached(v, op):
+        if self.plan.step and self._edge_reached(v, op):
             attrs.update(STYLE["edge_step"])
         self.edges[key] = attrs
 
     def _asked_edges(self, tail_of) -> None:
         """Dotted edges from the target and sources each gradient call was asked
         of, where no value its ops used already joins them."""
-        for request_id, ops in self.calls_drawn.items():
-            request = self.nested[request_id]
-            node = self.call_node_of.get(request_id, request_id)
-            heads = {op.id for op in ops} if self.expand else {node}
-            head = ops[0].id if self.expand else node
+        for request_id, ops in self.plan.calls_drawn.items():
+            request = self.plan.nested[request_id]
+            node = self.plan.call_node_of.get(request_id, request_id)
+            heads = {op.id for op in ops} if self.plan.expand else {node}
+            head = ops[0].id if self.plan.expand else node
             joined = {tail for tail, h in self.edges if h in heads}
             for v in (*request.targets, *request.sources):
                 if v is None:
@@ -693,28 +442,32 @@ class _Builder:
                     continue
                 joined.add(tail)
                 attrs = dict(STYLE["edge_asked"])
-                if self.expand:
+                if self.plan.expand:
                     attrs["lhead"] = f"cluster_{request_id}"
                 self.edges[(tail, head)] = attrs
                 self.classes.add("tm-asked")
 
     def _edge_reached(self, v: str, op: OpNode) -> bool:
-        gv = self.gvalues.get(v)
+        gv = self.plan.gvalues.get(v)
         if gv is None:
             return False
         # The cotangent of v flows back along the edge once v's node got it.
         holder = gv.op if gv.op is not None else gv.value
-        return holder in self.reached and op.id in self.reached
+        return holder in self.plan.reached and op.id in self.plan.reached
 
     def _edge_label(self, v: str) -> str:
         # A collapsed edge stands for many values: no one cotangent to show.
-        gv = self.gvalues.get(v) if self.gradients and not self.collapsed else None
+        gv = (
+            self.plan.gvalues.get(v)
+            if self.plan.gradients and not self.plan.collapsed
+            else None
+        )
         if gv is None:
             return ""
         return f"∂ {shape_text(gv.shape)} norm {format_norm(gv.norm)}"
 
     def _ghost_edge(self, tail: str, v: str) -> None:
-        escape = self.escapes[self.values[v].escape]
+        escape = self.plan.escapes[self.plan.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
         how = ESCAPE_HOW.get(escape.how, escape.how)
         label = how + (f" line {escape.line}" if escape.line is not None else "")
@@ -742,17 +495,17 @@ class _Builder:
         if v in self.names:
             return
         name = self.graph.name_of(v)
-        source = self.source_of.get(v)
+        source = self.plan.source_of.get(v)
         lines = []
-        if v in self.targets_drawn and v not in self.sources_drawn:
+        if v in self.plan.targets_drawn and v not in self.plan.sources_drawn:
             role, css = "target", "tm-target"
             # Picked in the view, though another tape's gradient asked for it.
-            what = "inner target" if v in self.inner_targets else "target"
+            what = "inner target" if v in self.plan.inner_targets else "target"
             lines.append(write_bold(name))
             lines.append(
                 write_small(f"{shape_text(value.shape)} {value.dtype} · {what}")
             )
-        elif source is not None and v in self.sources_drawn:
+        elif source is not None and v in self.plan.sources_drawn:
             role = "source" if source.watched else "unwatched_source"
             css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
             kind = "variable" if source.kind == "variable" else "tensor"
@@ -772,7 +525,7 @@ class _Builder:
             if value.names or value.variable:
                 lines.append(write_bold(name))
             else:
-                lines.append(write_italic(describe_leaf(value, self.all_ops)))
+                lines.append(write_italic(describe_leaf(value, self.plan.all_ops)))
             lines.append(write_small(f"{shape_text(value.shape)} {value.dtype}"))
         attrs = dict(STYLE[role])
         status = self._source_status(v)
@@ -781,25 +534,21 @@ class _Builder:
             lines.append(write_small(text, colour))
             if colour == TEXT_BREAK:
                 attrs.update(STYLE["none_source"])
-        found = [f for f in self.by_source_finding.get(v, ()) if f.op is None]
+        found = [f for f in self.plan.by_source_finding.get(v, ()) if f.op is None]
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))
             css += " tm-break"
         self._step_style(v, attrs)
-        if v in self.reached:
+        if v in self.plan.reached:
             css += " tm-reached"
         self._add_node(v, write_label(lines), attrs, css, f"{name}: {value.dtype}")
 
     def _source_status(self, v: str) -> tuple[str, str] | None:
-        request = self.request
-        if request is None or v not in request.sources:
+        status = self.plan.source_gradient(v)
+        if status is None:
             return None
-        result = request.results[request.sources.index(v)] if request.results else None
-        if result is None:
-            return None
-        gv = self.gvalues.get(v)
-        status = gradient_status(gv.norm if gv else None, result.none)
+        gv = self.plan.gvalues.get(v)
         if status == "None":
             return "∂ None", TEXT_BREAK
         if status == "NaN":
@@ -812,13 +561,13 @@ class _Builder:
     def _op_node(self, op: OpNode) -> None:
         lines = []
         out = op.outputs[0] if op.outputs else None
-        named = [self.graph.name_of(o) for o in op.outputs if self.values[o].names]
+        named = [self.graph.name_of(o) for o in op.outputs if self.plan.values[o].names]
         head = write_bold(op.op)
         if named:
             head = escape_label(clip(", ".join(named), 24)) + " = " + head
         lines.append(head)
         if len(op.outputs) == 1 and out is not None:
-            value = self.values[out]
+            value = self.plan.values[out]
             meta = f"{shape_text(value.shape)} {value.dtype}"
         else:
             meta = f"{len(op.outputs)} outputs"
@@ -829,27 +578,27 @@ class _Builder:
             lines.append(write_small(describe_unrecorded(op)))
         role = "op"
         css = "tm-op"
-        if op.id in self.path_ops:
+        if op.id in self.plan.path_ops:
             role, css = "op_on_path", "tm-op tm-path"
         if not op.recorded:
             role, css = "unrecorded_op", css + " tm-unrecorded"
         attrs = dict(STYLE[role])
-        found = self.by_op_finding.get(op.id, [])
+        found = self.plan.by_op_finding.get(op.id, [])
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))
             css += " tm-break"
         self._step_style(op.id, attrs)
-        if op.id in self.reached:
+        if op.id in self.plan.reached:
             css += " tm-reached"
         code = self.graph.cell.line(op.line)
         tooltip = [f"{op.op} ({op.id})"] + ([code.strip()] if code else [])
         self._add_node(op.id, write_label(lines), attrs, css, *tooltip)
 
     def _step_style(self, name: str, attrs: dict[str, str]) -> None:
-        if name == self.current:
+        if name == self.plan.current:
             attrs.update(STYLE["step_current"])
-        elif name in self.reached:
+        elif name in self.plan.reached:
             attrs.update(STYLE["step_reached"])
 
     def _hidden_node(self, count: int, what: str) -> None:
@@ -869,7 +618,7 @@ class _Builder:
         """``∂y/∂x``, the cell line that asked, and what it gave: shape, dtype,
         line and op count (and how many calls, when a line's are grouped)."""
         calls = list(dict.fromkeys(op.during for op in ops))
-        request = self.nested[calls[0]]
+        request = self.plan.nested[calls[0]]
         line = ops[0].line
         code = self.graph.cell.line(line)
         asked = None
@@ -906,7 +655,7 @@ class _Builder:
     def _known_name(self, v: str | None) -> str | None:
         if v is None:
             return None
-        value = self.values[v]
+        value = self.plan.values[v]
         if value.names:
             return value.names[0]
         return value.variable.split(":")[0] if value.variable else None
@@ -914,44 +663,45 @@ class _Builder:
     def _call_node(self, name: str, ops: list[OpNode], drawn: set[str]) -> int:
         """One node for a gradient computed inside the tape (collapsed by line:
         for its line's gradient calls); returns how many constants it folds in."""
-        request = self.nested[ops[0].during]
+        request = self.plan.nested[ops[0].during]
         lines = self._call_lines(ops)
         folded = {
             v
             for op in ops
             for v in op.inputs
-            if self._folded(v, op)
+            if self.plan.folded(v, op)
             or (
-                self.collapsed
-                and v not in self.tail_of
-                and self.values[v].op not in drawn
+                self.plan.collapsed
+                and v not in self.plan.tail_of
+                and self.plan.values[v].op not in drawn
             )
         }
         if folded:
             constants = all(
-                self.values[v].origin in ("python", "numpy", "constant") for v in folded
+                self.plan.values[v].origin in ("python", "numpy", "constant")
+                for v in folded
             )
             what = "constants" if constants else "unwatched inputs"
             lines.append(write_small(f"+{count_phrase(len(folded), what)}"))
         ids = {op.id for op in ops}
         role, css = "gradient_call", "tm-op tm-call"
-        if ids & self.path_ops:
+        if ids & self.plan.path_ops:
             role, css = "gradient_call_on_path", css + " tm-path"
         attrs = dict(STYLE[role])
         if not any(op.recorded for op in ops):
             lines.append(write_small(describe_call_unrecorded(ops)))
             attrs.update(STYLE["unrecorded_op"])
             css += " tm-unrecorded"
-        found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
+        found = [f for op_id in ids for f in self.plan.by_op_finding.get(op_id, [])]
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))
             css += " tm-break"
-        if self.current in ids:
+        if self.plan.current in ids:
             attrs.update(STYLE["step_current"])
-        elif ids & self.reached:
+        elif ids & self.plan.reached:
             attrs.update(STYLE["step_reached"])
-        if ids & self.reached:
+        if ids & self.plan.reached:
             css += " tm-reached"
         code = self.graph.cell.line(ops[0].line)
         tooltip = [f"{request.kind} ({name}): {count_phrase(len(ops), 'ops')}"]
@@ -967,13 +717,13 @@ class _Builder:
 
     def _call_boxes(self) -> None:
         """Expanded: a dashed box around the ops of each gradient call."""
-        if not self.calls_drawn:
+        if not self.plan.calls_drawn:
             return
         self.dot.attr(compound="true")
-        for request_id, ops in self.calls_drawn.items():
+        for request_id, ops in self.plan.calls_drawn.items():
             with self.dot.subgraph(name=f"cluster_{request_id}") as box:
                 box.attr(
-                    label=write_label(self._call_lines(self.calls[request_id])),
+                    label=write_label(self._call_lines(self.plan.calls[request_id])),
                     labelloc="t",
                     labeljust="l",
                     **STYLE["gradient_cluster"],
@@ -984,39 +734,14 @@ class _Builder:
 
     # -- collapsed: one node per cell line -------------------------------------------
     def _draw_groups(self, chosen: list[OpNode]) -> int:
-        groups: dict[str, list[OpNode]] = {}
-        unnamed: dict[str, int] = {}
-        # The gradient calls of one line (a loop's) share one node, named after
-        # the first: gradients computed inside the tape are not mixed with the
-        # forward ops of their line.
-        call_groups: dict[int | None, str] = {}
-        for op in chosen:
-            # Op names are text, never DOT ids: number the line-less groups.
-            key = (
-                f"line{op.line}"
-                if op.line is not None
-                else f"op_{unnamed.setdefault(op.op, len(unnamed) + 1)}"
-            )
-            if op.during in self.calls:
-                key = call_groups.setdefault(op.line, op.during)
-                self.call_node_of[op.during] = key
-                self.calls_drawn.setdefault(op.during, []).append(op)
-            groups.setdefault(key, []).append(op)
-        budget = self.max_nodes - len(self.special) - len(self.source_groups)
-        order = sorted(groups, key=lambda k: groups[k][-1].seq)
-        kept_keys = order[-budget:] if len(order) > budget else order
-        hidden_ops = sum(len(groups[k]) for k in order[: len(order) - len(kept_keys)])
-        group_of = {op.id: key for key in kept_keys for op in groups[key]}
-        kept_ops = [op for op in chosen if op.id in group_of]
+        lines = self.plan.group_by_line(chosen)
+        groups, call_nodes, kept_keys = lines.groups, lines.call_nodes, lines.kept
+        hidden_ops, group_of, kept_ops = lines.hidden_ops, lines.group_of, lines.ops
         drawn = {op.id for op in kept_ops}
-        for request_id in list(self.calls_drawn):
-            if self.call_node_of[request_id] not in kept_keys:
-                del self.calls_drawn[request_id]
-        call_nodes = set(call_groups.values())
-        self.value_nodes = set(self.special)
-        for v in self.sources_drawn:
-            self._value_node(self.values[v])
-        for name, members in self.source_groups.items():
+        self.value_nodes = set(self.plan.special)
+        for v in self.plan.sources_drawn:
+            self._value_node(self.plan.values[v])
+        for name, members in self.plan.source_groups.items():
             self._source_group_node(name, members)
         folded = 0
         for key in kept_keys:
@@ -1024,23 +749,23 @@ class _Builder:
                 self._call_node(key, groups[key], drawn)
             else:
                 folded += self._group_node(key, groups[key], drawn)
-        for v in self.targets_drawn:
-            if v not in self.sources_drawn:
-                self._value_node(self.values[v])
+        for v in self.plan.targets_drawn:
+            if v not in self.plan.sources_drawn:
+                self._value_node(self.plan.values[v])
         if folded:
-            self.hidden.append(("unwatched inputs folded into their line", folded))
+            self.plan.hidden.append(("unwatched inputs folded into their line", folded))
         if hidden_ops:
-            self.hidden.append(
+            self.plan.hidden.append(
                 ("earlier ops not drawn (limit of the view)", hidden_ops)
             )
             self._hidden_node(hidden_ops, "earlier ops")
         for op in kept_ops:
             head = group_of[op.id]
             for v in op.inputs:
-                if v in self.tail_of:
-                    tail = self.tail_of[v]
+                if v in self.plan.tail_of:
+                    tail = self.plan.tail_of[v]
                 else:
-                    producer = self.values[v].op
+                    producer = self.plan.values[v].op
                     if producer in group_of:
                         tail = group_of[producer]
                     elif producer is not None and hidden_ops:
@@ -1050,24 +775,24 @@ class _Builder:
                 if tail != head:
                     self._edge(tail, head, v, op)
             for v in op.outputs:
-                if v in self.value_nodes and v in self.targets_drawn:
+                if v in self.value_nodes and v in self.plan.targets_drawn:
                     self._edge(head, v, v, op)
         self._asked_edges(
-            lambda v: self.tail_of.get(v) or group_of.get(self.values[v].op)
+            lambda v: self.plan.tail_of.get(v) or group_of.get(self.plan.values[v].op)
         )
         consumer_of = {v: op for op in reversed(kept_ops) for v in op.inputs}
-        for v, origin in self.ghost_of.items():
-            producer = self.values[origin].op
+        for v, origin in self.plan.ghost_of.items():
+            producer = self.plan.values[origin].op
             consumer = consumer_of.get(v)
             if consumer is None:
                 continue
-            tail = self.tail_of.get(origin) or group_of.get(producer)
+            tail = self.plan.tail_of.get(origin) or group_of.get(producer)
             if tail is not None and tail != group_of[consumer.id]:
                 self.edges[(tail, group_of[consumer.id])] = self._ghost_attrs(v)
         return len(kept_ops)
 
     def _ghost_attrs(self, v: str) -> dict[str, str]:
-        escape = self.escapes[self.values[v].escape]
+        escape = self.plan.escapes[self.plan.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
         attrs["label"] = escape_plain(ESCAPE_HOW.get(escape.how, escape.how))
         self.ghosts = True
@@ -1094,7 +819,7 @@ class _Builder:
             v
             for op in ops
             for v in op.inputs
-            if v not in self.tail_of and self._group_leaf(v, drawn)
+            if v not in self.plan.tail_of and self._group_leaf(v, drawn)
         }
         if leaves:
             lines.append(
@@ -1105,40 +830,31 @@ class _Builder:
         ids = {op.id for op in ops}
         recorded = any(op.recorded for op in ops)
         role, css = "op", "tm-op tm-group"
-        if ids & self.path_ops:
+        if ids & self.plan.path_ops:
             role, css = "op_on_path", css + " tm-path"
         if not recorded:
             role, css = "unrecorded_op", css + " tm-unrecorded"
         attrs = dict(STYLE[role])
-        found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
+        found = [f for op_id in ids for f in self.plan.by_op_finding.get(op_id, [])]
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))
             css += " tm-break"
-        if self.current in ids:
+        if self.plan.current in ids:
             attrs.update(STYLE["step_current"])
-        elif ids & self.reached:
+        elif ids & self.plan.reached:
             attrs.update(STYLE["step_reached"])
-        if ids & self.reached:
+        if ids & self.plan.reached:
             css += " tm-reached"
         self._add_node(key, write_label(lines), attrs, css, f"{head}: {len(ops)} ops")
         return len(leaves)
 
     def _group_leaf(self, v: str, drawn: set[str]) -> bool:
-        value = self.values[v]
+        value = self.plan.values[v]
         return value.op is None or value.op not in drawn
 
 
 # -- helpers ---------------------------------------------------------------------------
-
-
-def _group(findings, key) -> dict:
-    out: dict = {}
-    for f in findings:
-        k = key(f)
-        if k is not None:
-            out.setdefault(k, []).append(f)
-    return out
 
 
 def _id_order(value_id: str) -> int:

@@ -111,7 +111,14 @@ _ORIGIN_TEXT = {
 
 
 def set_graph_attributes(dot: graphviz.Digraph, rankdir: str) -> None:
-    """Set the graph, node and edge defaults every view shares."""
+    """Set the graph, node and edge defaults every view shares.
+
+    Example:
+        >>> dot = graphviz.Digraph()
+        >>> set_graph_attributes(dot, "LR")
+        >>> "rankdir=LR" in dot.source
+        True
+    """
     dot.attr(
         rankdir=rankdir,
         fontname=_FONT,
@@ -151,7 +158,14 @@ def write_legend(
     dot: graphviz.Digraph, classes: set[str], ghosts: bool, steps: bool
 ) -> None:
     """Add a legend of the styles drawn (CSS ``classes``, ghost edges) as the
-    graph's label; with ``steps`` the backward-step entry shows all along."""
+    graph's label; with ``steps`` the backward-step entry shows all along.
+
+    Example:
+        >>> dot = graphviz.Digraph()
+        >>> write_legend(dot, {"tm-target"}, ghosts=False, steps=False)
+        >>> ">target<" in dot.source
+        True
+    """
     entries = [
         ("tm-watched", "source", STYLE["source"]),
         ("tm-target", "target", STYLE["target"]),
@@ -191,10 +205,22 @@ def write_legend(
 
 
 def has_error(findings) -> bool:
+    """Whether any of the findings is an error (a None gradient), not a warning.
+
+    Example:
+        >>> has_error([])
+        False
+    """
     return any(f.severity == "error" for f in findings)
 
 
 def write_finding_lines(findings) -> list[str]:
+    """The first two findings' short texts for a node label, then ``+N more``.
+
+    Example:
+        >>> write_finding_lines([])
+        []
+    """
     shorts = list(dict.fromkeys(f.short for f in findings))
     colour = TEXT_BREAK if has_error(findings) else TEXT_WARN
     lines = [write_small("✗ " + clip(s, 40), colour) for s in shorts[:2]]
@@ -206,6 +232,12 @@ def write_finding_lines(findings) -> list[str]:
 def describe_watch(
     how: str, watched: bool, line: int | None, trainable: bool | None
 ) -> str:
+    """How a source was watched, for its node.
+
+    Example:
+        >>> describe_watch("accessed", True, 2, False)
+        'watched when read · line 2 · trainable=False'
+    """
     at = f" · line {line}" if line is not None else ""
     if how == "accessed":
         text = f"watched when read{at}"
@@ -219,6 +251,14 @@ def describe_watch(
 
 
 def describe_unrecorded(op: OpNode) -> str:
+    """Why the tape did not record an op, for its node.
+
+    Example:
+        >>> from tapemagic.graph.model import OpNode
+        >>> describe_unrecorded(OpNode("op1", 1, "exp", (), (), True, False, 2,
+        ...                            "paused"))
+        'not recorded: stop_recording'
+    """
     if op.tape_state == "paused":
         return "not recorded: stop_recording"
     if op.tape_state in ("idle", "stopped"):
@@ -229,6 +269,14 @@ def describe_unrecorded(op: OpNode) -> str:
 
 
 def describe_call_unrecorded(ops: list[OpNode]) -> str:
+    """Why the tape recorded none of a gradient call's ops.
+
+    Example:
+        >>> from tapemagic.graph.model import OpNode
+        >>> describe_call_unrecorded([OpNode("op1", 1, "exp", (), (), True, False,
+        ...                                  2, "stopped")])
+        'not recorded: tape not recording'
+    """
     states = {op.tape_state for op in ops}
     if "paused" in states:
         return "not recorded: stop_recording"
@@ -238,6 +286,14 @@ def describe_call_unrecorded(ops: list[OpNode]) -> str:
 
 
 def describe_leaf(value: Value, ops: dict[str, OpNode]) -> str:
+    """What an unnamed input is, for its node (``Python float``, ``constant``).
+
+    Example:
+        >>> from tapemagic.graph.model import Value
+        >>> describe_leaf(Value("t1", "python", (), "float32", True,
+        ...                     python_type="float"), {})
+        'Python float'
+    """
     if value.origin == "python":
         return f"Python {value.python_type or 'value'}"
     if value.origin == "numpy":
@@ -252,6 +308,12 @@ def describe_leaf(value: Value, ops: dict[str, OpNode]) -> str:
 
 
 def format_norm(norm: float) -> str:
+    """A norm with three significant digits (``nan`` and ``inf`` as they are).
+
+    Example:
+        >>> format_norm(2.0 / 3), format_norm(float("inf"))
+        ('0.667', 'inf')
+    """
     if not math.isfinite(norm):
         return str(norm)
     return f"{norm:.3g}"
@@ -259,7 +321,12 @@ def format_norm(norm: float) -> str:
 
 def count_phrase(n: int, plural: str) -> str:
     """``"3 ops off the paths"``, ``"1 op off the paths"``: the first plural of
-    the phrase's first two words becomes singular for one."""
+    the phrase's first two words becomes singular for one.
+
+    Example:
+        >>> count_phrase(1, "ops off the paths"), count_phrase(1200, "gradients")
+        ('1 op off the paths', '1,200 gradients')
+    """
     if n != 1:
         return f"{n:,} {plural}"
     words = plural.split(" ")
@@ -271,6 +338,12 @@ def count_phrase(n: int, plural: str) -> str:
 
 
 def clip(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, an ellipsis marking the cut.
+
+    Example:
+        >>> clip("abcdef", 4)
+        'abc…'
+    """
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
@@ -288,7 +361,12 @@ def _printable(text: str) -> str:
 
 def escape_label(text: str) -> str:
     """Text for an HTML-like label; blank text shows as its repr (dot rejects a
-    label part such as ``<B></B>`` that holds no text)."""
+    label part such as ``<B></B>`` that holds no text).
+
+    Example:
+        >>> escape_label("<b>&</b>"), escape_label(" ")
+        ('&lt;b&gt;&amp;&lt;/b&gt;', '&#x27; &#x27;')
+    """
     if not text.strip():
         text = repr(text)
     escaped = html.escape(_printable(text))
@@ -304,25 +382,60 @@ def escape_label(text: str) -> str:
 
 
 def escape_plain(text: str) -> str:
-    """Text for a quoted DOT string: dot reads ``&name;`` entities there too."""
+    """Text for a quoted DOT string: dot reads ``&name;`` entities there too.
+
+    Example:
+        >>> escape_plain("a & b")
+        'a &amp; b'
+    """
     return graphviz.escape(_printable(text).replace("&", "&amp;"))
 
 
 def write_bold(text: str) -> str:
+    """A bold label part (clipped to 32 characters).
+
+    Example:
+        >>> write_bold("w")
+        '<B>w</B>'
+    """
     return f"<B>{escape_label(clip(text, 32))}</B>"
 
 
 def write_italic(text: str) -> str:
+    """An italic label part (clipped to 32 characters).
+
+    Example:
+        >>> write_italic("constant")
+        '<I>constant</I>'
+    """
     return f"<I>{escape_label(clip(text, 32))}</I>"
 
 
 def write_small(text: str, colour: str = TEXT_DIM) -> str:
+    """A small label part in ``colour``.
+
+    Example:
+        >>> write_small("line 3")
+        '<FONT POINT-SIZE="8" COLOR="#475569">line 3</FONT>'
+    """
     return f'<FONT POINT-SIZE="8" COLOR="{colour}">{escape_label(text)}</FONT>'
 
 
 def write_code(text: str) -> str:
+    """A label part in a monospace font, for a cell line.
+
+    Example:
+        >>> write_code("y = x").endswith('POINT-SIZE="8">y = x</FONT>')
+        True
+    """
     return f'<FONT FACE="{_MONO}" POINT-SIZE="8">{escape_label(text)}</FONT>'
 
 
 def write_label(lines: list[str]) -> str:
+    """An HTML-like label of ``lines`` (label parts), one per line.
+
+    Example:
+        >>> write_label(["<B>w</B>", "scalar"])
+        '<<B>w</B><BR/>scalar>'
+    """
     return "<" + "<BR/>".join(lines) + ">"
