@@ -55,23 +55,30 @@ class GraphIndex:
         self.ops: dict[str, OpNode] = {op.id: op for op in graph.ops}
         self._made_by: dict[str, OpNode] = {}
         self._uses: dict[str, list[tuple[OpNode, int]]] = {}
-        for op in graph.ops:
-            for out in op.outputs:
-                self._made_by.setdefault(out, op)
-            for i, value in enumerate(op.inputs):
-                self._uses.setdefault(value, []).append((op, i))
         self._consumers: dict[str, tuple[OpNode, ...]] = {}
-        # The ops that ran the forward computation, in order.
-        self.forward_ops: tuple[OpNode, ...] = tuple(
-            op for op in graph.ops if op.during is None
-        )
+        self._during: dict[str, list[OpNode]] = {}
         # A request's computation is part of the tape's graph when it ran ops
         # here and was asked of another tape, or this tape recorded some of
         # its ops (see Graph.nested_requests).
         recorded: dict[str, bool] = {}
+        forward = []
+        made_by, uses, during = self._made_by, self._uses, self._during
         for op in graph.ops:
-            if op.during is not None:
+            for out in op.outputs:
+                if out not in made_by:
+                    made_by[out] = op
+            for i, value in enumerate(op.inputs):
+                if value in uses:
+                    uses[value].append((op, i))
+                else:
+                    uses[value] = [(op, i)]
+            if op.during is None:
+                forward.append(op)
+            else:
+                during.setdefault(op.during, []).append(op)
                 recorded[op.during] = recorded.get(op.during, False) or op.recorded
+        # The ops that ran the forward computation, in order.
+        self.forward_ops: tuple[OpNode, ...] = tuple(forward)
         self.nested_requests: tuple[GradientRequest, ...] = tuple(
             r
             for r in graph.gradients
@@ -82,18 +89,16 @@ class GraphIndex:
         }
         # The tape's graph: the forward ops, and the ops of gradients computed
         # inside the tape (an inner tape's gradient, recorded by this one).
-        self.graph_ops: tuple[OpNode, ...] = tuple(
-            op for op in graph.ops if op.during is None or op.during in self.nested
-        )
+        if self.nested:
+            self.graph_ops: tuple[OpNode, ...] = tuple(
+                op for op in graph.ops if op.during is None or op.during in self.nested
+            )
+        else:
+            self.graph_ops = self.forward_ops
+        self.calls: dict[str, list[OpNode]] = {
+            r: list(ops) for r, ops in during.items() if r in self.nested
+        }
         self.inner_targets = self._inner_targets(graph.gradients)
-        self.calls: dict[str, list[OpNode]] = {}
-        for op in self.graph_ops:
-            if op.during is not None:
-                self.calls.setdefault(op.during, []).append(op)
-        self._during: dict[str, list[OpNode]] = {}
-        for op in graph.ops:
-            if op.during is not None:
-                self._during.setdefault(op.during, []).append(op)
         self.escapes: dict[str, Escape] = {e.id: e for e in graph.escapes}
         self.escapes_of: dict[str, list[Escape]] = {}
         for e in graph.escapes:
@@ -343,17 +348,21 @@ class GraphIndex:
         reach = set(sources)
         fwd_ops = set()
         for op in self.graph_ops:
-            if any(v in reach or ghost_of.get(v) in reach for v in op.inputs):
-                fwd_ops.add(op.id)
-                for v in op.inputs:
-                    if ghost_of.get(v) in reach:
-                        reach.add(v)
-                reach.update(op.outputs)
+            inputs = op.inputs
+            # An input copied back from a value on the path joins the path.
+            ghosts = [v for v in inputs if ghost_of.get(v) in reach] if ghost_of else ()
+            if not ghosts and reach.isdisjoint(inputs):
+                continue
+            fwd_ops.add(op.id)
+            reach.update(ghosts)
+            reach.update(op.outputs)
         back = set(targets)
         bwd_ops = set()
         for op in reversed(self.graph_ops):
-            if any(v in back for v in op.outputs):
-                bwd_ops.add(op.id)
-                back.update(op.inputs)
+            if back.isdisjoint(op.outputs):
+                continue
+            bwd_ops.add(op.id)
+            back.update(op.inputs)
+            if ghost_of:
                 back.update(ghost_of[v] for v in op.inputs if v in ghost_of)
         return fwd_ops & bwd_ops, reach & back
