@@ -5,6 +5,8 @@ comes from a :class:`Graph`. It is immutable data (frozen dataclasses, tuples,
 strings, numbers) with stable ids, it never holds a tensor or a tape, and it
 turns into JSON and back (:meth:`Graph.to_dict`, :meth:`Graph.from_dict`).
 :func:`tapemagic.graph.from_tape.graph_from_tape` builds one from a tape.
+``Graph.index`` (a :class:`~tapemagic.graph.index.GraphIndex`, built once per
+graph) answers who made and used each value and what reaches what.
 
 Structure (version 1). Ids are stable strings, numbered in the order things
 happened: values ``t1, t2, ...``, ops ``op1, ...``, escapes ``e1, ...``,
