@@ -247,6 +247,10 @@ class _Diagnosis:
 
     # -- None: why -------------------------------------------------------------
     def why_none(self, q: Query) -> list[Finding]:
+        """The stages, in order: can the source have a gradient at all; is it
+        linked to the target; would the tape watch it, and where was a path
+        cut; was it used while the tape recorded; which ops on the path did
+        the tape not record; else a None the model cannot explain."""
         facts = self.facts
         broke = find_break("source", facts, q)
         if broke is not None:
