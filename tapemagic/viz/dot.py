@@ -692,7 +692,7 @@ class _Writer:
             lines.append(write_small(describe_call_unrecorded(ops)))
             attrs.update(STYLE["unrecorded_op"])
             css += " tm-unrecorded"
-        found = [f for op_id in ids for f in self.plan.by_op_finding.get(op_id, [])]
+        found = [f for op in ops for f in self.plan.by_op_finding.get(op.id, [])]
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))
@@ -835,7 +835,7 @@ class _Writer:
         if not recorded:
             role, css = "unrecorded_op", css + " tm-unrecorded"
         attrs = dict(STYLE[role])
-        found = [f for op_id in ids for f in self.plan.by_op_finding.get(op_id, [])]
+        found = [f for op in ops for f in self.plan.by_op_finding.get(op.id, [])]
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))
