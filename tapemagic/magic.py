@@ -46,11 +46,11 @@ from .engine.backprop import sweep_observers
 from .engine.context import state
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
-from .graph.diagnosis import split_commas
 from .graph.findings import Finding
 from .graph.from_tape import graph_from_tape
 from .graph.log import ExplainLog
 from .graph.model import Graph
+from .graph.source import split_commas
 from .viz.text import render_text
 
 __all__ = [

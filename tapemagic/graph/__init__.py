@@ -1,7 +1,9 @@
 """The graph model of a tape, how it is built, and why its gradients are None.
 
 :mod:`~tapemagic.graph.model` is plain data (no engine import), so renderers can
-use it alone, and so can :mod:`~tapemagic.graph.diagnosis` (the findings);
+use it alone, with its :mod:`~tapemagic.graph.index`, and so can
+:mod:`~tapemagic.graph.diagnosis` (the findings; each cause is declared once in
+:mod:`~tapemagic.graph.causes`);
 :mod:`~tapemagic.graph.log` (the explanation log) and
 :mod:`~tapemagic.graph.from_tape` read the engine and load on first use.
 Importing :mod:`tapemagic.graph.log` makes ``GradientTape(explain=True)`` and

@@ -1,7 +1,8 @@
 """Findings: why a gradient came out ``None`` (or NaN), where, and what to do.
 
 The diagnosis (:mod:`tapemagic.graph.diagnosis`) reads a graph model and returns
-findings; the renderers show them. A finding is plain, immutable data;
+findings; the renderers show them. Each cause a finding can name is declared
+once, in :mod:`tapemagic.graph.causes`. A finding is plain, immutable data;
 :class:`Findings` is a tuple of them that prints as sentences (and as an HTML
 list in a notebook).
 """
@@ -10,32 +11,18 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from . import causes as _causes  # noqa: F401  (declares every cause)
+from .cause import CAUSE_DOCS
+
 __all__ = ["CAUSES", "Finding", "Findings"]
 
-# Every cause the diagnosis can name, with a one-line meaning for the docs.
-CAUSES: dict[str, str] = {
-    "not_watched": "a constant (or other tensor) that the tape never watched",
-    "not_trainable": "a Variable made with trainable=False, never watched",
-    "watch_accessed_off": "watch_accessed_variables=False and no tape.watch()",
-    "outside_tape": "computed before the tape started or after it stopped",
-    "numpy_copy": "copied out of the engine (.numpy(), np.asarray, float(), "
-    "tf.constant(var)) and used again as a new constant",
-    "integer_cast": "cast to an integer or bool dtype on the way to the target",
-    "non_differentiable": "went through an op with no gradient (argmax, round, "
-    "floor, comparisons, the condition of where, ...)",
-    "stop_gradient": "went through tf.stop_gradient",
-    "stop_recording": "computed inside tape.stop_recording()",
-    "python_number": "a Python number where a tensor was needed",
-    "rebound_variable": "a Variable name rebound to a plain tensor (w = w - lr * g)",
-    "integer_source": "the source has an integer dtype",
-    "not_connected": "the target does not depend on the source at all",
-    "wrong_tape": "the gradient was asked on another tape, or after reset()",
-    "assign_cut": "a Variable's value was replaced with assign*() inside the tape",
-    "nan_gradient": "the gradient exists but holds NaN or Inf",
-}
+# Every cause the diagnosis can name, with a one-line meaning for the docs:
+# a live view of the causes declared in tapemagic.graph.causes.
+CAUSES: Mapping[str, str] = CAUSE_DOCS
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ comes from a :class:`Graph`. It is immutable data (frozen dataclasses, tuples,
 strings, numbers) with stable ids, it never holds a tensor or a tape, and it
 turns into JSON and back (:meth:`Graph.to_dict`, :meth:`Graph.from_dict`).
 :func:`tapemagic.graph.from_tape.graph_from_tape` builds one from a tape.
+``Graph.index`` (a :class:`~tapemagic.graph.index.GraphIndex`, built once per
+graph) answers who made and used each value and what reaches what.
 
 Structure (version 1). Ids are stable strings, numbered in the order things
 happened: values ``t1, t2, ...``, ops ``op1, ...``, escapes ``e1, ...``,
@@ -37,11 +39,15 @@ ran in; ``None`` when unknown. ``seq`` orders every event of one log.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .index import GraphIndex
 
 __all__ = [
     "ORIGINS",
@@ -433,13 +439,21 @@ class Graph:
     version: int = SCHEMA_VERSION
 
     # -- lookups -------------------------------------------------------------
+    @functools.cached_property
+    def index(self) -> GraphIndex:
+        """The :class:`~tapemagic.graph.index.GraphIndex` of this graph, built on
+        first use and kept with it (the graph never changes)."""
+        from .index import GraphIndex
+
+        return GraphIndex(self)
+
     def value(self, value_id: str) -> Value:
         """The value with this id.
 
         Raises:
             KeyError: if there is none.
         """
-        return self._index()[0][value_id]
+        return self.index.values[value_id]
 
     def op(self, op_id: str) -> OpNode:
         """The op with this id.
@@ -447,7 +461,7 @@ class Graph:
         Raises:
             KeyError: if there is none.
         """
-        return self._index()[1][op_id]
+        return self.index.ops[op_id]
 
     def producer(self, value_id: str) -> OpNode | None:
         """The op that computed the value, or None."""
@@ -456,7 +470,7 @@ class Graph:
 
     def consumers(self, value_id: str) -> tuple[OpNode, ...]:
         """The ops that took the value as an input, in execution order."""
-        return tuple(op for op in self.ops if value_id in op.inputs)
+        return self.index.consumers(value_id)
 
     def name_of(self, value_id: str | None) -> str:
         """A label for a value: its first user name, else its variable name or id."""
@@ -490,48 +504,18 @@ class Graph:
             >>> [r.id for r in g.nested_requests()], [o.id for o in g.graph_ops()]
             (['g1'], ['op1'])
         """
-        recorded: dict[str, bool] = {}
-        for op in self.ops:
-            if op.during is not None:
-                recorded[op.during] = recorded.get(op.during, False) or op.recorded
-        return tuple(
-            r
-            for r in self.gradients
-            if r.id in recorded and (r.tape != 0 or recorded[r.id])
-        )
+        return self.index.nested_requests
 
     def graph_ops(self) -> tuple[OpNode, ...]:
         """The ops of the tape's graph, in execution order: every op run outside a
         gradient computation, and the ops of :meth:`nested_requests`."""
-        nested = {r.id for r in self.nested_requests()}
-        return tuple(op for op in self.ops if op.during is None or op.during in nested)
+        return self.index.graph_ops
 
     def inner_targets(self) -> tuple[str, ...]:
         """Values only other tapes' nested gradient computations were asked of
         (``y`` of ``inner.gradient(y, x)``): targets of those tapes, not of
         this one."""
-        inner: dict[str, None] = {}
-        own: set[str] = set()
-        nested = {r.id for r in self.nested_requests() if r.tape != 0}
-        for r in self.gradients:
-            for t in r.targets:
-                if t is None:
-                    continue
-                if r.id in nested:
-                    inner[t] = None
-                else:
-                    own.add(t)
-        return tuple(t for t in inner if t not in own)
-
-    def _index(self) -> tuple[dict[str, Value], dict[str, OpNode]]:
-        cached = self.__dict__.get("_cached_index")
-        if cached is None:
-            cached = (
-                {v.id: v for v in self.values},
-                {o.id: o for o in self.ops},
-            )
-            object.__setattr__(self, "_cached_index", cached)
-        return cached
+        return self.index.inner_targets
 
     # -- JSON ----------------------------------------------------------------
     def to_dict(self) -> dict:

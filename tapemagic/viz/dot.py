@@ -27,19 +27,17 @@ Visual language (every colour and shape is in :data:`STYLE`):
 Large tapes stay small on screen: the view keeps the source-to-target paths,
 collapses ops by cell line when they are too many, and drops the earliest
 groups past :data:`MAX_NODES`, counting everything it hides. Graphviz never
-gets more than about ``MAX_NODES`` nodes.
+gets more than about ``MAX_NODES`` nodes. :mod:`tapemagic.viz.dot_plan`
+chooses what a view shows; this module writes it as nodes and edges.
 
-Every label is escaped (HTML-like labels built from ``html.escape``\\ d text,
-plain attributes through ``graphviz.escape``): a name like
-``<img src=x onerror=alert(1)>`` is drawn as text.
+Every label is escaped (:mod:`tapemagic.viz.dot_markup`: HTML-like labels
+built from ``html.escape``\\ d text, plain attributes through
+``graphviz.escape``): a name like ``<img src=x onerror=alert(1)>`` is drawn
+as text.
 """
 
 from __future__ import annotations
 
-import ast
-import html
-import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -47,6 +45,34 @@ import graphviz
 
 from ..graph.findings import Finding
 from ..graph.model import GradientRequest, GradientValue, Graph, OpNode, Value
+from ..graph.source import gradient_call
+from .dot_markup import (
+    ESCAPE_HOW,
+    STYLE,
+    TEXT_BREAK,
+    TEXT_OK,
+    TEXT_WARN,
+    clip,
+    count_phrase,
+    describe_call_unrecorded,
+    describe_leaf,
+    describe_unrecorded,
+    describe_watch,
+    escape_label,
+    escape_plain,
+    format_norm,
+    has_error,
+    set_graph_attributes,
+    write_bold,
+    write_code,
+    write_finding_lines,
+    write_italic,
+    write_label,
+    write_legend,
+    write_small,
+)
+from .dot_plan import ViewPlan, backward_steps, gradient_status
+from .labels import shape_text
 
 __all__ = [
     "INSTALL_HINT",
@@ -68,71 +94,6 @@ INSTALL_HINT = (
     "The graph needs Graphviz's `dot` program, which is not installed: "
     "apt-get install graphviz (conda install graphviz, brew install graphviz)."
 )
-
-_FONT = "Helvetica,Arial,sans-serif"
-_MONO = "DejaVu Sans Mono,Menlo,Consolas,monospace"
-
-# Node and edge looks, by role. Tests and the legend read them from here.
-STYLE: dict[str, dict[str, str]] = {
-    "source": {"shape": "cylinder", "style": "filled", "fillcolor": "#dbeafe",
-               "color": "#1d4ed8", "margin": "0.12,0.12"},
-    "unwatched_source": {"shape": "cylinder", "style": "filled",
-                         "fillcolor": "#f3f4f6", "color": "#9ca3af",
-                         "fontcolor": "#4b5563", "margin": "0.12,0.12"},
-    "target": {"shape": "doubleoctagon", "style": "filled", "fillcolor": "#dcfce7",
-               "color": "#15803d"},
-    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff",
-           "color": "#64748b"},
-    "op_on_path": {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffffff",
-                   "color": "#2563eb", "penwidth": "1.6"},
-    "unrecorded_op": {"shape": "box", "style": "rounded,dashed,filled",
-                      "fillcolor": "#ffffff", "color": "#94a3b8",
-                      "fontcolor": "#4b5563"},
-    "input": {"shape": "ellipse", "style": "filled", "fillcolor": "#f3f4f6",
-              "color": "#9ca3af", "fontcolor": "#4b5563"},
-    "hidden": {"shape": "note", "style": "filled", "fillcolor": "#f8fafc",
-               "color": "#cbd5e1", "fontcolor": "#475569"},
-    "gradient_call": {"shape": "box", "style": "rounded,filled",
-                      "fillcolor": "#f5f3ff", "color": "#7c3aed"},
-    "gradient_call_on_path": {"shape": "box", "style": "rounded,filled",
-                              "fillcolor": "#f5f3ff", "color": "#2563eb",
-                              "penwidth": "1.6"},
-    "gradient_cluster": {"style": "rounded,dashed", "color": "#7c3aed",
-                         "fontcolor": "#5b21b6"},
-    "break": {"fillcolor": "#fee2e2", "color": "#dc2626", "penwidth": "2"},
-    "warning": {"fillcolor": "#fef3c7", "color": "#d97706", "penwidth": "2"},
-    "none_source": {"color": "#dc2626", "penwidth": "2"},
-    "step_reached": {"fillcolor": "#ffedd5"},
-    "step_current": {"fillcolor": "#fed7aa", "color": "#ea580c", "penwidth": "3"},
-    "edge": {"color": "#94a3b8"},
-    "edge_on_path": {"color": "#2563eb", "penwidth": "1.6"},
-    "edge_unrecorded": {"style": "dashed", "color": "#94a3b8"},
-    "edge_ghost": {"style": "dashed", "color": "#dc2626", "fontcolor": "#b91c1c",
-                   "penwidth": "1.4"},
-    "edge_step": {"color": "#ea580c", "penwidth": "2"},
-    "edge_asked": {"style": "dotted", "color": "#7c3aed", "arrowhead": "odot"},
-}  # fmt: skip
-
-_TEXT_BREAK = "#b91c1c"
-_TEXT_WARN = "#b45309"
-_TEXT_DIM = "#475569"
-_TEXT_OK = "#15803d"
-
-_ESCAPE_HOW = {
-    "numpy": ".numpy()",
-    "__array__": "np.asarray()",
-    "float": "float()",
-    "int": "int()",
-    "constant": "tf.constant()",
-}
-_ORIGIN_TEXT = {
-    "variable": "variable",
-    "constant": "constant",
-    "numpy": "NumPy value",
-    "python": "Python value",
-    "outside": "from before the tape",
-    "unknown": "input",
-}
 
 
 @dataclass
@@ -187,35 +148,17 @@ class DotView:
                 how = "as one node per line" if self.collapsed else "as one node each"
             text += (
                 f" ({self.call_ops:,} of them computing "
-                f"{_counted(calls, 'gradients inside the tape')}, drawn {how})"
+                f"{count_phrase(calls, 'gradients inside the tape')}, drawn {how})"
             )
         if self.collapsed:
             text += f", collapsed by cell line into {len(self.nodes):,} nodes"
         text += "."
         if self.hidden:
             text += " Hidden: " + "; ".join(
-                _counted(n, what) for what, n in self.hidden
+                count_phrase(n, what) for what, n in self.hidden
             )
             text += "."
         return text
-
-
-def gradient_status(norm: float | None, none: bool = False) -> str:
-    """``"None"``, ``"NaN"`` (NaN or inf), ``"zero"`` or ``"ok"`` for a gradient.
-
-    Example:
-        >>> gradient_status(None, none=True), gradient_status(0.0)
-        ('None', 'zero')
-        >>> gradient_status(float("nan")), gradient_status(2.5)
-        ('NaN', 'ok')
-    """
-    if none:
-        return "None"
-    if norm is None:
-        return "ok"
-    if not math.isfinite(norm):
-        return "NaN"
-    return "zero" if norm == 0 else "ok"
 
 
 def to_dot(
@@ -258,33 +201,6 @@ def render_svg(drawing: graphviz.Digraph | DotView) -> str:
     digraph = drawing.digraph if isinstance(drawing, DotView) else drawing
     svg = digraph.pipe(format="svg", encoding="utf-8")
     return svg[svg.index("<svg") :].strip()
-
-
-def backward_steps(
-    graph: Graph, target: str | None = None, request: str | None = None
-) -> tuple[GradientRequest | None, tuple[GradientValue, ...]]:
-    """The gradient request a view shows, and its backward sweep in order.
-
-    The request is ``request`` if given, else the last one that answered for
-    ``target`` (any target when None). The sweep lists the cotangent reaching
-    each op, from the target back, then each source's gradient.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> backward_steps(Graph(TapeInfo(None, False, True, "new", True),
-        ...                      Cell(None, None)))
-        (None, ())
-    """
-    if request is not None:
-        chosen = next((r for r in graph.gradients if r.id == request), None)
-    else:
-        answered = [r for r in graph.gradients if r.results]
-        if target is not None:
-            answered = [r for r in answered if target in r.targets]
-        chosen = answered[-1] if answered else None
-    if chosen is None:
-        return None, ()
-    return chosen, tuple(gv for gv in graph.gradient_values if gv.request == chosen.id)
 
 
 # -- building a view ----------------------------------------------------------
@@ -343,7 +259,7 @@ def build_view(
         >>> view.nodes, view.notes()
         (('t1', 'op1', 't2'), 'Showing 1 of 1 op.')
     """
-    return _Builder(
+    plan = ViewPlan(
         graph,
         tuple(findings),
         target,
@@ -353,387 +269,113 @@ def build_view(
         step,
         request,
         max_nodes,
-        legend,
-        rankdir,
         expand_gradients,
-    ).build()
+    )
+    return _Writer(graph, plan, legend, rankdir).build()
 
 
-class _Builder:
-    """Chooses nodes and edges, then writes them into a Digraph."""
+class _Writer:
+    """Writes a :class:`~tapemagic.viz.dot_plan.ViewPlan` into a Digraph."""
 
-    def __init__(
-        self,
-        graph,
-        findings,
-        target,
-        source,
-        collapse,
-        gradients,
-        step,
-        request,
-        max_nodes,
-        legend,
-        rankdir,
-        expand_gradients=False,
-    ) -> None:
+    def __init__(self, graph: Graph, plan: ViewPlan, legend: bool, rankdir: str):
         self.graph = graph
-        self.max_nodes = max(8, int(max_nodes))
+        self.plan = plan
         self.legend = legend
         self.rankdir = rankdir
-        self.collapse = collapse
-        self.expand = bool(expand_gradients)
-        self.values = {v.id: v for v in graph.values}
-        # The tape's graph: the forward ops, and the ops of gradients computed
-        # inside the tape (an inner tape's gradient, recorded by this one).
-        self.tape_ops = list(graph.graph_ops())
-        self.backward_ops = len(graph.ops) - len(self.tape_ops)
-        self.ops = {op.id: op for op in self.tape_ops}
-        self.all_ops = {op.id: op for op in graph.ops}
-        self.nested = {r.id: r for r in graph.nested_requests()}
-        self.calls: dict[str, list[OpNode]] = {}
-        for op in self.tape_ops:
-            if op.during is not None:
-                self.calls.setdefault(op.during, []).append(op)
-        self.inner_targets = set(graph.inner_targets())
-        self.escapes = {e.id: e for e in graph.escapes}
-        # A value that came back from an escape: its ghost link to the origin.
-        self.ghost_of = {
-            v.id: self.escapes[v.escape].value
-            for v in graph.values
-            if v.escape is not None and v.escape in self.escapes
-        }
-        self.source_of = {s.value: s for s in graph.sources}
-        self.source_ids = [s.value for s in graph.sources if s.value in self.values]
-        if source is not None and source in self.values:
-            self.picked_sources = [source]
-            if source not in self.source_ids:
-                self.source_ids.append(source)
-        else:
-            self.picked_sources = list(self.source_ids)
-        # Another tape's target (y of inner.gradient(y, x)) is not this one's.
-        targets = [
-            t for t in graph.targets if t in self.values and t not in self.inner_targets
-        ]
-        if target is not None and target in self.values:
-            self.picked_targets = [target]
-        else:
-            self.picked_targets = targets
-        self.restricted = (target is not None) or (source is not None)
-        self.findings = [
-            f
-            for f in findings
-            if (target is None or f.target_id in (None, target))
-            and (source is None or f.source_id in (None, source))
-        ]
-        self.request, self.steps = backward_steps(graph, target, request)
-        self.gradients = gradients
-        # The last cotangent each value got (a chunked jacobian sweeps twice).
-        self.gvalues = {gv.value: gv for gv in self.steps}
-        self.swept = {gv.op for gv in self.steps if gv.op is not None}
-        self.step = max(0, min(int(step), len(self.steps)))
-        self.hidden: list[tuple[str, int]] = []
-
-    # -- which ops ---------------------------------------------------------------
-    def _paths(self, sources: list[str], targets: list[str]) -> tuple[set, set]:
-        """Ops and values on a data-flow path (ghost links included) from a
-        source to a target, through the ops of gradients computed inside the
-        tape too."""
-        reach = set(sources)
-        fwd_ops = set()
-        for op in self.tape_ops:
-            if any(v in reach or self.ghost_of.get(v) in reach for v in op.inputs):
-                fwd_ops.add(op.id)
-                for v in op.inputs:
-                    if self.ghost_of.get(v) in reach:
-                        reach.add(v)
-                reach.update(op.outputs)
-        back = set(targets)
-        bwd_ops = set()
-        for op in reversed(self.tape_ops):
-            if any(v in back for v in op.outputs):
-                bwd_ops.add(op.id)
-                back.update(op.inputs)
-                back.update(self.ghost_of[v] for v in op.inputs if v in self.ghost_of)
-        return fwd_ops & bwd_ops, reach & back
-
-    def _choose_ops(self) -> list[OpNode]:
-        path_ops, self.path_values = self._paths(
-            self.picked_sources, self.picked_targets
-        )
-        self.path_ops = path_ops
-        on_path = [op for op in self.tape_ops if op.id in path_ops]
-        if self.restricted:
-            chosen = on_path
-        elif self._node_count(self.tape_ops) <= self.max_nodes:
-            chosen = self.tape_ops
-        else:
-            chosen = on_path or self.tape_ops
-        if not self.expand:
-            # A gradient computation drawn as one node stands for all its ops.
-            ids = {op.id for op in chosen}
-            calls = {op.during for op in chosen if op.during in self.calls}
-            chosen = [op for op in self.tape_ops if op.id in ids or op.during in calls]
-        off = len(self.tape_ops) - len(chosen)
-        if off:
-            self.hidden.append(("ops off the source-to-target paths", off))
-        if self.backward_ops:
-            self.hidden.append(("ops run while computing gradients", self.backward_ops))
-        return chosen
-
-    def _unit(self, op: OpNode) -> str:
-        """The DOT node that draws ``op``: its own, or its gradient call's."""
-        if not self.expand and op.during in self.calls:
-            return op.during
-        return op.id
-
-    def _folded(self, v: str, op: OpNode) -> bool:
-        """Whether input ``v`` of ``op`` is folded into its gradient call's node:
-        the seeds and Python numbers a backward pass makes for itself."""
-        value = self.values[v]
-        return (
-            op.during in self.calls
-            and not self.expand
-            and value.origin in ("python", "numpy", "constant")
-            and not value.names
-            and v not in self.source_of
-        )
-
-    def _leaves(self, ops: list[OpNode]) -> set[str]:
-        """The inputs of ``ops`` drawn as their own nodes: made by no drawn op."""
-        drawn = {op.id for op in ops}
-        leaves = set()
-        for op in ops:
-            for v in op.inputs:
-                value = self.values[v]
-                if (value.op is None or value.op not in drawn) and not self._folded(
-                    v, op
-                ):
-                    leaves.add(v)
-        return leaves
-
-    def _leaf_count(self, ops: list[OpNode]) -> int:
-        return len(self._leaves(ops))
-
-    def _node_count(self, ops: list[OpNode]) -> int:
-        return len({self._unit(op) for op in ops}) + self._leaf_count(ops)
 
     # -- build -------------------------------------------------------------------
     def build(self) -> DotView:
-        chosen = self._choose_ops()
-        sources = [s for s in self.source_ids if s in self.picked_sources]
-        self.targets_drawn = self._bounded(self.picked_targets, "targets not drawn")
-        collapsed = self.collapse
-        if collapsed is None:
-            count = self._node_count(chosen) + len(sources)
-            collapsed = count + len(self.targets_drawn) > self.max_nodes
-        self.collapsed = collapsed
-        if collapsed:
-            self.expand = False  # grouped by line: each gradient call is one node
-        self.source_groups: dict[str, list[str]] = {}
-        if collapsed:
-            sources, self.source_groups = self._group_sources(sources)
-        self.sources_drawn = self._bounded(sources, "sources not drawn")
-        self.special = set(self.sources_drawn) | set(self.targets_drawn)
-        # Where each drawn value's edges start: its own node, or its group's.
-        self.tail_of = {v: v for v in self.special}
-        for name, members in self.source_groups.items():
-            self.tail_of.update((v, name) for v in members)
-        self.by_op_finding = _group(self.findings, lambda f: f.op)
-        self.by_source_finding = _group(self.findings, lambda f: f.source_id)
-        self.reached, self.current = self._replay()
+        plan = self.plan
+        chosen, collapsed = plan.chosen, plan.collapsed
         self.dot = graphviz.Digraph(name="tape")
-        self._attributes()
+        set_graph_attributes(self.dot, self.rankdir)
         self.names: list[str] = []
         self.classes: set[str] = set()
         self.ghosts = False
         self.edges: dict[tuple[str, str], dict[str, str]] = {}
         self.path_edges: set[tuple[str, str]] = set()
-        # The gradient computations drawn: request id -> the ops shown, and the
-        # node drawing them when it is not the request's own (collapsed by line).
-        self.calls_drawn: dict[str, list[OpNode]] = {}
-        self.call_node_of: dict[str, str] = {}
         shown = self._draw_groups(chosen) if collapsed else self._draw_ops(chosen)
-        if self.expand:
+        if self.plan.expand:
             self._call_boxes()
         for (tail, head), attrs in self.edges.items():
             self.dot.edge(tail, head, **attrs)
         if self.legend:
-            self._legend()
+            write_legend(self.dot, self.classes, self.ghosts, bool(self.plan.steps))
         return DotView(
             digraph=self.dot,
             nodes=tuple(self.names),
             shown_ops=shown,
-            total_ops=len(self.tape_ops),
+            total_ops=len(self.plan.tape_ops),
             collapsed=collapsed,
-            hidden=tuple(self.hidden),
-            request=self.request,
-            steps=self.steps,
-            calls=tuple(self.calls_drawn),
-            call_ops=sum(len(ops) for ops in self.calls_drawn.values()),
-            expanded=self.expand,
+            hidden=tuple(self.plan.hidden),
+            request=self.plan.request,
+            steps=self.plan.steps,
+            calls=tuple(self.plan.calls_drawn),
+            call_ops=sum(len(ops) for ops in self.plan.calls_drawn.values()),
+            expanded=self.plan.expand,
         )
 
-    def _group_sources(self, ids: list[str]) -> tuple[list[str], dict[str, list[str]]]:
-        """Sources to draw one by one, and groups of look-alikes (watched the
-        same way on the same line, gradient fine, no finding), 3 or more."""
-        flagged = {f.source_id for f in self.findings}
-        alike: dict[tuple, list[str]] = {}
-        singles = []
-        for v in ids:
-            source = self.source_of[v]
-            status = self._source_status(v)
-            if v in flagged or (status is not None and status[1] != _TEXT_OK):
-                singles.append(v)
-                continue
-            alike.setdefault((source.kind, source.how, source.watched, source.line),
-                             []).append(v)  # fmt: skip
-        groups = {}
-        for members in alike.values():
-            if len(members) >= 3:
-                groups[f"sources{len(groups) + 1}"] = members
-            else:
-                singles.extend(members)
-        singles.sort(key=ids.index)
-        return singles, groups
-
     def _source_group_node(self, name: str, members: list[str]) -> None:
-        source = self.source_of[members[0]]
+        source = self.plan.source_of[members[0]]
         names = [self.graph.name_of(v) for v in members]
         shown = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
         kind = "variables" if source.kind == "variable" else "tensors"
-        value = self.values[members[0]]
+        value = self.plan.values[members[0]]
         lines = [
-            _bold(shown),
-            _small(
-                f"{len(members):,} {kind}, e.g. {_shape(value.shape)} {value.dtype}"
+            write_bold(shown),
+            write_small(
+                f"{len(members):,} {kind}, e.g. {shape_text(value.shape)} {value.dtype}"
             ),
-            _small(_how(source.how, source.watched, source.line, None)),
+            write_small(describe_watch(source.how, source.watched, source.line, None)),
         ]
-        if self.request is not None and members[0] in self.request.sources:
-            lines.append(_small("∂ ok for all", _TEXT_OK))
+        if self.plan.request is not None and members[0] in self.plan.request.sources:
+            lines.append(write_small("∂ ok for all", TEXT_OK))
         attrs = dict(STYLE["source" if source.watched else "unwatched_source"])
         css = "tm-source tm-source-group " + (
             "tm-watched" if source.watched else "tm-unwatched"
         )
-        reached = [v for v in members if v in self.reached]
-        if self.current in members:
+        reached = [v for v in members if v in self.plan.reached]
+        if self.plan.current in members:
             attrs.update(STYLE["step_current"])
         elif reached:
             attrs.update(STYLE["step_reached"])
         if reached:
             css += " tm-reached"
-        self._add_node(name, _html(lines), attrs, css, f"{len(members)} {kind}")
-
-    def _bounded(self, ids: list[str], what: str) -> list[str]:
-        limit = self.max_nodes // 4
-        if len(ids) > limit:
-            self.hidden.append((what, len(ids) - limit))
-            return ids[:limit]
-        return ids
-
-    def _replay(self) -> tuple[set[str], str | None]:
-        """Op and source ids the sweep reached by ``step``, and the current one."""
-        reached: set[str] = set()
-        current = None
-        for gv in self.steps[: self.step]:
-            current = gv.op if gv.op is not None else gv.value
-            reached.add(current)
-        return reached, current
-
-    def _attributes(self) -> None:
-        dot = self.dot
-        dot.attr(
-            rankdir=self.rankdir,
-            fontname=_FONT,
-            fontsize="10",
-            nodesep="0.25",
-            ranksep="0.35",
-            bgcolor="white",
-            pad="0.15",
-            labelloc="b",
-            labeljust="l",
-            # Bound dot's x-placement passes: one source feeding ~100 ops in a
-            # chain (a weight read at every step of a loop) otherwise takes dot
-            # half a minute; usual graphs converge long before the bound.
-            nslimit="5",
-        )
-        dot.attr(
-            "node",
-            fontname=_FONT,
-            fontsize="10",
-            margin="0.10,0.05",
-            height="0.3",
-            penwidth="1.2",
-            color="#64748b",
-            fontcolor="#111827",
-        )
-        dot.attr(
-            "edge",
-            fontname=_FONT,
-            fontsize="8",
-            arrowsize="0.6",
-            color="#94a3b8",
-            fontcolor=_TEXT_DIM,
-        )
+        self._add_node(name, write_label(lines), attrs, css, f"{len(members)} {kind}")
 
     # -- one node per op -----------------------------------------------------------
     def _draw_ops(self, chosen: list[OpNode]) -> int:
-        budget = self.max_nodes - len(self.special)
-        units: dict[str, list[OpNode]] = {}
-        for op in chosen:
-            units.setdefault(self._unit(op), []).append(op)
-        kept_units: set[str] = set()
-        leaves: set[str] = set()
-        chosen_ids = {op.id for op in chosen}
-        # Keep the latest ops (nearest the targets) that fit, with their inputs;
-        # a gradient call drawn as one node is kept whole.
-        for name in sorted(units, key=lambda k: units[k][-1].seq, reverse=True):
-            new = {
-                v
-                for op in units[name]
-                for v in op.inputs
-                if v not in self.special
-                and v not in leaves
-                and self.values[v].op not in chosen_ids
-                and not self._folded(v, op)
-            }
-            if len(kept_units) + len(leaves) + len(new) + 1 > budget and kept_units:
-                break
-            kept_units.add(name)
-            leaves |= new
-        kept = [op for op in chosen if self._unit(op) in kept_units]
+        kept, leaves = self.plan.keep_units(chosen)
         hidden = len(chosen) - len(kept)
         drawn = {op.id for op in kept}
-        for op in kept:
-            if op.during in self.calls:
-                self.calls_drawn.setdefault(op.during, []).append(op)
-        self.value_nodes = set(self.special)
-        for v in self.sources_drawn:
-            self._value_node(self.values[v])
+        self.value_nodes = set(self.plan.special)
+        for v in self.plan.sources_drawn:
+            self._value_node(self.plan.values[v])
         for v in sorted(leaves, key=_id_order):
-            self._value_node(self.values[v])
+            self._value_node(self.plan.values[v])
             self.value_nodes.add(v)
         for op in kept:
-            unit = self._unit(op)
+            unit = self.plan.unit(op)
             if unit == op.id:
                 self._op_node(op)
             elif unit not in self.names:
-                self._call_node(unit, self.calls_drawn[unit], drawn)
-        for v in self.targets_drawn:
-            if v not in self.sources_drawn:
-                self._value_node(self.values[v])
+                self._call_node(unit, self.plan.calls_drawn[unit], drawn)
+        for v in self.plan.targets_drawn:
+            if v not in self.plan.sources_drawn:
+                self._value_node(self.plan.values[v])
         if hidden:
-            self.hidden.append(("earlier ops not drawn (limit of the view)", hidden))
+            self.plan.hidden.append(
+                ("earlier ops not drawn (limit of the view)", hidden)
+            )
             self._hidden_node(hidden, "earlier ops")
         for op in kept:
             for v in op.inputs:
                 self._input_edge(v, op, drawn, hidden)
             for v in op.outputs:
                 if v in self.value_nodes:
-                    self._edge(self._unit(op), v, v, op)
+                    self._edge(self.plan.unit(op), v, v, op)
         self._asked_edges(lambda v: self._node_of(v, drawn))
-        for v, origin in self.ghost_of.items():
+        for v, origin in self.plan.ghost_of.items():
             if v in self.value_nodes:
                 tail = self._node_of(origin, drawn)
                 if tail is not None:
@@ -744,13 +386,13 @@ class _Builder:
         """The DOT node that stands for value ``v``, or None if it is not drawn."""
         if v in self.value_nodes:
             return v
-        op = self.values[v].op
-        return self._unit(self.ops[op]) if op in drawn else None
+        op = self.plan.values[v].op
+        return self.plan.unit(self.plan.ops[op]) if op in drawn else None
 
     def _input_edge(self, v: str, op: OpNode, drawn: set[str], hidden: int) -> None:
-        if self._folded(v, op):
+        if self.plan.folded(v, op):
             return
-        head = self._unit(op)
+        head = self.plan.unit(op)
         tail = self._node_of(v, drawn)
         if tail is None:
             if hidden:
@@ -761,7 +403,7 @@ class _Builder:
 
     def _edge(self, tail: str, head: str, v: str, op: OpNode) -> None:
         key = (tail, head)
-        on_path = v in self.path_values and op.id in self.path_ops
+        on_path = v in self.plan.path_values and op.id in self.plan.path_ops
         # One edge per pair of nodes; one on a path wins over one that is not.
         if key in self.edges and (key in self.path_edges or not on_path):
             return
@@ -769,28 +411,28 @@ class _Builder:
         if on_path:
             attrs.update(STYLE["edge_on_path"])
             self.path_edges.add(key)
-        producer = self.ops.get(self.values[v].op or "")
+        producer = self.plan.ops.get(self.plan.values[v].op or "")
         if not op.recorded or (producer is not None and not producer.recorded):
             attrs.update(STYLE["edge_unrecorded"])
             if on_path:
                 attrs["color"] = STYLE["edge_on_path"]["color"]
         # A cotangent flows only into the recorded ops the sweep reached (and on
         # to the target).
-        label = self._edge_label(v) if op.id in self.swept else ""
+        label = self._edge_label(v) if op.id in self.plan.swept else ""
         if label:
-            attrs["label"] = _plain(label)
-        if self.step and self._edge_reached(v, op):
+            attrs["label"] = escape_plain(label)
+        if self.plan.step and self._edge_reached(v, op):
             attrs.update(STYLE["edge_step"])
         self.edges[key] = attrs
 
     def _asked_edges(self, tail_of) -> None:
         """Dotted edges from the target and sources each gradient call was asked
         of, where no value its ops used already joins them."""
-        for request_id, ops in self.calls_drawn.items():
-            request = self.nested[request_id]
-            node = self.call_node_of.get(request_id, request_id)
-            heads = {op.id for op in ops} if self.expand else {node}
-            head = ops[0].id if self.expand else node
+        for request_id, ops in self.plan.calls_drawn.items():
+            request = self.plan.nested[request_id]
+            node = self.plan.call_node_of.get(request_id, request_id)
+            heads = {op.id for op in ops} if self.plan.expand else {node}
+            head = ops[0].id if self.plan.expand else node
             joined = {tail for tail, h in self.edges if h in heads}
             for v in (*request.targets, *request.sources):
                 if v is None:
@@ -800,32 +442,36 @@ class _Builder:
                     continue
                 joined.add(tail)
                 attrs = dict(STYLE["edge_asked"])
-                if self.expand:
+                if self.plan.expand:
                     attrs["lhead"] = f"cluster_{request_id}"
                 self.edges[(tail, head)] = attrs
                 self.classes.add("tm-asked")
 
     def _edge_reached(self, v: str, op: OpNode) -> bool:
-        gv = self.gvalues.get(v)
+        gv = self.plan.gvalues.get(v)
         if gv is None:
             return False
         # The cotangent of v flows back along the edge once v's node got it.
         holder = gv.op if gv.op is not None else gv.value
-        return holder in self.reached and op.id in self.reached
+        return holder in self.plan.reached and op.id in self.plan.reached
 
     def _edge_label(self, v: str) -> str:
         # A collapsed edge stands for many values: no one cotangent to show.
-        gv = self.gvalues.get(v) if self.gradients and not self.collapsed else None
+        gv = (
+            self.plan.gvalues.get(v)
+            if self.plan.gradients and not self.plan.collapsed
+            else None
+        )
         if gv is None:
             return ""
-        return f"∂ {_shape(gv.shape)} norm {_norm(gv.norm)}"
+        return f"∂ {shape_text(gv.shape)} norm {format_norm(gv.norm)}"
 
     def _ghost_edge(self, tail: str, v: str) -> None:
-        escape = self.escapes[self.values[v].escape]
+        escape = self.plan.escapes[self.plan.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
-        how = _ESCAPE_HOW.get(escape.how, escape.how)
+        how = ESCAPE_HOW.get(escape.how, escape.how)
         label = how + (f" line {escape.line}" if escape.line is not None else "")
-        attrs["label"] = _plain(label)
+        attrs["label"] = escape_plain(label)
         self.edges[(tail, v)] = attrs
         self.ghosts = True
 
@@ -839,7 +485,7 @@ class _Builder:
             name,
             label=label,
             # Lines joined by DOT's \n escape; each part escaped on its own.
-            tooltip=graphviz.nohtml(r"\n".join(_plain(t) for t in tooltip)),
+            tooltip=graphviz.nohtml(r"\n".join(escape_plain(t) for t in tooltip)),
             **{"class": css},
             **attrs,
         )
@@ -849,110 +495,116 @@ class _Builder:
         if v in self.names:
             return
         name = self.graph.name_of(v)
-        source = self.source_of.get(v)
+        source = self.plan.source_of.get(v)
         lines = []
-        if v in self.targets_drawn and v not in self.sources_drawn:
+        if v in self.plan.targets_drawn and v not in self.plan.sources_drawn:
             role, css = "target", "tm-target"
             # Picked in the view, though another tape's gradient asked for it.
-            what = "inner target" if v in self.inner_targets else "target"
-            lines.append(_bold(name))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · {what}"))
-        elif source is not None and v in self.sources_drawn:
+            what = "inner target" if v in self.plan.inner_targets else "target"
+            lines.append(write_bold(name))
+            lines.append(
+                write_small(f"{shape_text(value.shape)} {value.dtype} · {what}")
+            )
+        elif source is not None and v in self.plan.sources_drawn:
             role = "source" if source.watched else "unwatched_source"
             css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
             kind = "variable" if source.kind == "variable" else "tensor"
-            lines.append(_bold(name))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype} · {kind}"))
+            lines.append(write_bold(name))
             lines.append(
-                _small(_how(source.how, source.watched, source.line, value.trainable))
+                write_small(f"{shape_text(value.shape)} {value.dtype} · {kind}")
+            )
+            lines.append(
+                write_small(
+                    describe_watch(
+                        source.how, source.watched, source.line, value.trainable
+                    )
+                )
             )
         else:
             role, css = "input", "tm-input"
             if value.names or value.variable:
-                lines.append(_bold(name))
+                lines.append(write_bold(name))
             else:
-                lines.append(_italic(_leaf_name(value, self.all_ops)))
-            lines.append(_small(f"{_shape(value.shape)} {value.dtype}"))
+                lines.append(write_italic(describe_leaf(value, self.plan.all_ops)))
+            lines.append(write_small(f"{shape_text(value.shape)} {value.dtype}"))
         attrs = dict(STYLE[role])
         status = self._source_status(v)
         if status is not None:
             text, colour = status
-            lines.append(_small(text, colour))
-            if colour == _TEXT_BREAK:
+            lines.append(write_small(text, colour))
+            if colour == TEXT_BREAK:
                 attrs.update(STYLE["none_source"])
-        found = [f for f in self.by_source_finding.get(v, ()) if f.op is None]
+        found = [f for f in self.plan.by_source_finding.get(v, ()) if f.op is None]
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
         self._step_style(v, attrs)
-        if v in self.reached:
+        if v in self.plan.reached:
             css += " tm-reached"
-        self._add_node(v, _html(lines), attrs, css, f"{name}: {value.dtype}")
+        self._add_node(v, write_label(lines), attrs, css, f"{name}: {value.dtype}")
 
     def _source_status(self, v: str) -> tuple[str, str] | None:
-        request = self.request
-        if request is None or v not in request.sources:
+        status = self.plan.source_gradient(v)
+        if status is None:
             return None
-        result = request.results[request.sources.index(v)] if request.results else None
-        if result is None:
-            return None
-        gv = self.gvalues.get(v)
-        status = gradient_status(gv.norm if gv else None, result.none)
+        gv = self.plan.gvalues.get(v)
         if status == "None":
-            return "∂ None", _TEXT_BREAK
+            return "∂ None", TEXT_BREAK
         if status == "NaN":
-            return "∂ has NaN/inf", _TEXT_WARN
+            return "∂ has NaN/inf", TEXT_WARN
         if status == "zero":
-            return "∂ = 0", _TEXT_WARN
-        norm = f", norm {_norm(gv.norm)}" if gv is not None else ""
-        return f"∂ ok{norm}", _TEXT_OK
+            return "∂ = 0", TEXT_WARN
+        norm = f", norm {format_norm(gv.norm)}" if gv is not None else ""
+        return f"∂ ok{norm}", TEXT_OK
 
     def _op_node(self, op: OpNode) -> None:
         lines = []
         out = op.outputs[0] if op.outputs else None
-        named = [self.graph.name_of(o) for o in op.outputs if self.values[o].names]
-        head = _bold(op.op)
+        named = [self.graph.name_of(o) for o in op.outputs if self.plan.values[o].names]
+        head = write_bold(op.op)
         if named:
-            head = _escape(_clip(", ".join(named), 24)) + " = " + head
+            head = escape_label(clip(", ".join(named), 24)) + " = " + head
         lines.append(head)
         if len(op.outputs) == 1 and out is not None:
-            value = self.values[out]
-            meta = f"{_shape(value.shape)} {value.dtype}"
+            value = self.plan.values[out]
+            meta = f"{shape_text(value.shape)} {value.dtype}"
         else:
             meta = f"{len(op.outputs)} outputs"
         if op.line is not None:
             meta += f" · line {op.line}"
-        lines.append(_small(meta))
+        lines.append(write_small(meta))
         if not op.recorded:
-            lines.append(_small(_why_unrecorded(op)))
+            lines.append(write_small(describe_unrecorded(op)))
         role = "op"
         css = "tm-op"
-        if op.id in self.path_ops:
+        if op.id in self.plan.path_ops:
             role, css = "op_on_path", "tm-op tm-path"
         if not op.recorded:
             role, css = "unrecorded_op", css + " tm-unrecorded"
         attrs = dict(STYLE[role])
-        found = self.by_op_finding.get(op.id, [])
+        found = self.plan.by_op_finding.get(op.id, [])
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
         self._step_style(op.id, attrs)
-        if op.id in self.reached:
+        if op.id in self.plan.reached:
             css += " tm-reached"
         code = self.graph.cell.line(op.line)
         tooltip = [f"{op.op} ({op.id})"] + ([code.strip()] if code else [])
-        self._add_node(op.id, _html(lines), attrs, css, *tooltip)
+        self._add_node(op.id, write_label(lines), attrs, css, *tooltip)
 
     def _step_style(self, name: str, attrs: dict[str, str]) -> None:
-        if name == self.current:
+        if name == self.plan.current:
             attrs.update(STYLE["step_current"])
-        elif name in self.reached:
+        elif name in self.plan.reached:
             attrs.update(STYLE["step_reached"])
 
     def _hidden_node(self, count: int, what: str) -> None:
-        label = _html([_bold(f"… {count:,} {what}"), _small("not drawn")])
+        label = write_label(
+            [write_bold(f"… {count:,} {what}"), write_small("not drawn")]
+        )
         self._add_node(
             "hidden",
             label,
@@ -966,14 +618,14 @@ class _Builder:
         """``∂y/∂x``, the cell line that asked, and what it gave: shape, dtype,
         line and op count (and how many calls, when a line's are grouped)."""
         calls = list(dict.fromkeys(op.during for op in ops))
-        request = self.nested[calls[0]]
+        request = self.plan.nested[calls[0]]
         line = ops[0].line
         code = self.graph.cell.line(line)
         asked = None
         if request.here and request.line == line:
-            asked = _gradient_call(code, request.kind)
+            asked = gradient_call(code, request.kind)
         if asked is not None:
-            head = f"∂{asked[0]}/∂{asked[1]}"
+            head = f"∂{asked.target}/∂{asked.sources}"
         else:
             names = [self._known_name(v) for v in (*request.targets, *request.sources)]
             if None in names or not request.targets or not request.sources:
@@ -982,28 +634,28 @@ class _Builder:
                 ys = ", ".join(names[: len(request.targets)])
                 xs = ", ".join(names[len(request.targets) :])
                 head = f"∂{ys}/∂{xs}"
-        lines = [_bold(head)]
+        lines = [write_bold(head)]
         if code:
-            lines.append(_code(_clip(code.strip(), 44)))
+            lines.append(write_code(clip(code.strip(), 44)))
         results = request.results
         if len(results) == 1 and not results[0].none:
-            meta = f"{_shape(results[0].shape)} {results[0].dtype}"
+            meta = f"{shape_text(results[0].shape)} {results[0].dtype}"
         else:
-            meta = _counted(len(request.sources), "gradients")
+            meta = count_phrase(len(request.sources), "gradients")
         if line is not None:
             meta += f" · line {line}"
         if len(calls) > 1:
             meta += f" · {len(calls):,} calls"
-        meta += f" · {_counted(len(ops), 'ops')}"
+        meta += f" · {count_phrase(len(ops), 'ops')}"
         if not request.here and request.where:
             meta += f" · {request.kind}() in {request.where}"
-        lines.append(_small(meta))
+        lines.append(write_small(meta))
         return lines
 
     def _known_name(self, v: str | None) -> str | None:
         if v is None:
             return None
-        value = self.values[v]
+        value = self.plan.values[v]
         if value.names:
             return value.names[0]
         return value.variable.split(":")[0] if value.variable else None
@@ -1011,50 +663,51 @@ class _Builder:
     def _call_node(self, name: str, ops: list[OpNode], drawn: set[str]) -> int:
         """One node for a gradient computed inside the tape (collapsed by line:
         for its line's gradient calls); returns how many constants it folds in."""
-        request = self.nested[ops[0].during]
+        request = self.plan.nested[ops[0].during]
         lines = self._call_lines(ops)
         folded = {
             v
             for op in ops
             for v in op.inputs
-            if self._folded(v, op)
+            if self.plan.folded(v, op)
             or (
-                self.collapsed
-                and v not in self.tail_of
-                and self.values[v].op not in drawn
+                self.plan.collapsed
+                and v not in self.plan.tail_of
+                and self.plan.values[v].op not in drawn
             )
         }
         if folded:
             constants = all(
-                self.values[v].origin in ("python", "numpy", "constant") for v in folded
+                self.plan.values[v].origin in ("python", "numpy", "constant")
+                for v in folded
             )
             what = "constants" if constants else "unwatched inputs"
-            lines.append(_small(f"+{_counted(len(folded), what)}"))
+            lines.append(write_small(f"+{count_phrase(len(folded), what)}"))
         ids = {op.id for op in ops}
         role, css = "gradient_call", "tm-op tm-call"
-        if ids & self.path_ops:
+        if ids & self.plan.path_ops:
             role, css = "gradient_call_on_path", css + " tm-path"
         attrs = dict(STYLE[role])
         if not any(op.recorded for op in ops):
-            lines.append(_small(_why_call_unrecorded(ops)))
+            lines.append(write_small(describe_call_unrecorded(ops)))
             attrs.update(STYLE["unrecorded_op"])
             css += " tm-unrecorded"
-        found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
+        found = [f for op in ops for f in self.plan.by_op_finding.get(op.id, [])]
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
-        if self.current in ids:
+        if self.plan.current in ids:
             attrs.update(STYLE["step_current"])
-        elif ids & self.reached:
+        elif ids & self.plan.reached:
             attrs.update(STYLE["step_reached"])
-        if ids & self.reached:
+        if ids & self.plan.reached:
             css += " tm-reached"
         code = self.graph.cell.line(ops[0].line)
-        tooltip = [f"{request.kind} ({name}): {_counted(len(ops), 'ops')}"]
+        tooltip = [f"{request.kind} ({name}): {count_phrase(len(ops), 'ops')}"]
         self._add_node(
             name,
-            _html(lines),
+            write_label(lines),
             attrs,
             css,
             *tooltip,
@@ -1064,13 +717,13 @@ class _Builder:
 
     def _call_boxes(self) -> None:
         """Expanded: a dashed box around the ops of each gradient call."""
-        if not self.calls_drawn:
+        if not self.plan.calls_drawn:
             return
         self.dot.attr(compound="true")
-        for request_id, ops in self.calls_drawn.items():
+        for request_id, ops in self.plan.calls_drawn.items():
             with self.dot.subgraph(name=f"cluster_{request_id}") as box:
                 box.attr(
-                    label=_html(self._call_lines(self.calls[request_id])),
+                    label=write_label(self._call_lines(self.plan.calls[request_id])),
                     labelloc="t",
                     labeljust="l",
                     **STYLE["gradient_cluster"],
@@ -1081,39 +734,14 @@ class _Builder:
 
     # -- collapsed: one node per cell line -------------------------------------------
     def _draw_groups(self, chosen: list[OpNode]) -> int:
-        groups: dict[str, list[OpNode]] = {}
-        unnamed: dict[str, int] = {}
-        # The gradient calls of one line (a loop's) share one node, named after
-        # the first: gradients computed inside the tape are not mixed with the
-        # forward ops of their line.
-        call_groups: dict[int | None, str] = {}
-        for op in chosen:
-            # Op names are text, never DOT ids: number the line-less groups.
-            key = (
-                f"line{op.line}"
-                if op.line is not None
-                else f"op_{unnamed.setdefault(op.op, len(unnamed) + 1)}"
-            )
-            if op.during in self.calls:
-                key = call_groups.setdefault(op.line, op.during)
-                self.call_node_of[op.during] = key
-                self.calls_drawn.setdefault(op.during, []).append(op)
-            groups.setdefault(key, []).append(op)
-        budget = self.max_nodes - len(self.special) - len(self.source_groups)
-        order = sorted(groups, key=lambda k: groups[k][-1].seq)
-        kept_keys = order[-budget:] if len(order) > budget else order
-        hidden_ops = sum(len(groups[k]) for k in order[: len(order) - len(kept_keys)])
-        group_of = {op.id: key for key in kept_keys for op in groups[key]}
-        kept_ops = [op for op in chosen if op.id in group_of]
+        lines = self.plan.group_by_line(chosen)
+        groups, call_nodes, kept_keys = lines.groups, lines.call_nodes, lines.kept
+        hidden_ops, group_of, kept_ops = lines.hidden_ops, lines.group_of, lines.ops
         drawn = {op.id for op in kept_ops}
-        for request_id in list(self.calls_drawn):
-            if self.call_node_of[request_id] not in kept_keys:
-                del self.calls_drawn[request_id]
-        call_nodes = set(call_groups.values())
-        self.value_nodes = set(self.special)
-        for v in self.sources_drawn:
-            self._value_node(self.values[v])
-        for name, members in self.source_groups.items():
+        self.value_nodes = set(self.plan.special)
+        for v in self.plan.sources_drawn:
+            self._value_node(self.plan.values[v])
+        for name, members in self.plan.source_groups.items():
             self._source_group_node(name, members)
         folded = 0
         for key in kept_keys:
@@ -1121,23 +749,23 @@ class _Builder:
                 self._call_node(key, groups[key], drawn)
             else:
                 folded += self._group_node(key, groups[key], drawn)
-        for v in self.targets_drawn:
-            if v not in self.sources_drawn:
-                self._value_node(self.values[v])
+        for v in self.plan.targets_drawn:
+            if v not in self.plan.sources_drawn:
+                self._value_node(self.plan.values[v])
         if folded:
-            self.hidden.append(("unwatched inputs folded into their line", folded))
+            self.plan.hidden.append(("unwatched inputs folded into their line", folded))
         if hidden_ops:
-            self.hidden.append(
+            self.plan.hidden.append(
                 ("earlier ops not drawn (limit of the view)", hidden_ops)
             )
             self._hidden_node(hidden_ops, "earlier ops")
         for op in kept_ops:
             head = group_of[op.id]
             for v in op.inputs:
-                if v in self.tail_of:
-                    tail = self.tail_of[v]
+                if v in self.plan.tail_of:
+                    tail = self.plan.tail_of[v]
                 else:
-                    producer = self.values[v].op
+                    producer = self.plan.values[v].op
                     if producer in group_of:
                         tail = group_of[producer]
                     elif producer is not None and hidden_ops:
@@ -1147,26 +775,26 @@ class _Builder:
                 if tail != head:
                     self._edge(tail, head, v, op)
             for v in op.outputs:
-                if v in self.value_nodes and v in self.targets_drawn:
+                if v in self.value_nodes and v in self.plan.targets_drawn:
                     self._edge(head, v, v, op)
         self._asked_edges(
-            lambda v: self.tail_of.get(v) or group_of.get(self.values[v].op)
+            lambda v: self.plan.tail_of.get(v) or group_of.get(self.plan.values[v].op)
         )
         consumer_of = {v: op for op in reversed(kept_ops) for v in op.inputs}
-        for v, origin in self.ghost_of.items():
-            producer = self.values[origin].op
+        for v, origin in self.plan.ghost_of.items():
+            producer = self.plan.values[origin].op
             consumer = consumer_of.get(v)
             if consumer is None:
                 continue
-            tail = self.tail_of.get(origin) or group_of.get(producer)
+            tail = self.plan.tail_of.get(origin) or group_of.get(producer)
             if tail is not None and tail != group_of[consumer.id]:
                 self.edges[(tail, group_of[consumer.id])] = self._ghost_attrs(v)
         return len(kept_ops)
 
     def _ghost_attrs(self, v: str) -> dict[str, str]:
-        escape = self.escapes[self.values[v].escape]
+        escape = self.plan.escapes[self.plan.values[v].escape]
         attrs = dict(STYLE["edge_ghost"])
-        attrs["label"] = _plain(_ESCAPE_HOW.get(escape.how, escape.how))
+        attrs["label"] = escape_plain(ESCAPE_HOW.get(escape.how, escape.how))
         self.ghosts = True
         return attrs
 
@@ -1175,284 +803,60 @@ class _Builder:
         counts = Counter(op.op for op in ops)
         head = f"line {line}" if line is not None else ops[0].op
         lines = [
-            _bold(head) + _small(f"  {len(ops):,} op{'s' if len(ops) != 1 else ''}")
+            write_bold(head)
+            + write_small(f"  {len(ops):,} op{'s' if len(ops) != 1 else ''}")
         ]
         code = self.graph.cell.line(line)
         if code:
-            lines.append(_code(_clip(code.strip(), 44)))
+            lines.append(write_code(clip(code.strip(), 44)))
         summary = ", ".join(
             f"{name} ×{n:,}" if n > 1 else name for name, n in counts.most_common(3)
         )
         if len(counts) > 3:
             summary += f", +{len(counts) - 3} more"
-        lines.append(_small(summary))
+        lines.append(write_small(summary))
         leaves = {
             v
             for op in ops
             for v in op.inputs
-            if v not in self.tail_of and self._group_leaf(v, drawn)
+            if v not in self.plan.tail_of and self._group_leaf(v, drawn)
         }
         if leaves:
             lines.append(
-                _small(
+                write_small(
                     f"+{len(leaves)} unwatched input{'s' if len(leaves) != 1 else ''}"
                 )
             )
         ids = {op.id for op in ops}
         recorded = any(op.recorded for op in ops)
         role, css = "op", "tm-op tm-group"
-        if ids & self.path_ops:
+        if ids & self.plan.path_ops:
             role, css = "op_on_path", css + " tm-path"
         if not recorded:
             role, css = "unrecorded_op", css + " tm-unrecorded"
         attrs = dict(STYLE[role])
-        found = [f for op_id in ids for f in self.by_op_finding.get(op_id, [])]
+        found = [f for op in ops for f in self.plan.by_op_finding.get(op.id, [])]
         if found:
-            attrs.update(STYLE["break" if _is_error(found) else "warning"])
-            lines.extend(_finding_lines(found))
+            attrs.update(STYLE["break" if has_error(found) else "warning"])
+            lines.extend(write_finding_lines(found))
             css += " tm-break"
-        if self.current in ids:
+        if self.plan.current in ids:
             attrs.update(STYLE["step_current"])
-        elif ids & self.reached:
+        elif ids & self.plan.reached:
             attrs.update(STYLE["step_reached"])
-        if ids & self.reached:
+        if ids & self.plan.reached:
             css += " tm-reached"
-        self._add_node(key, _html(lines), attrs, css, f"{head}: {len(ops)} ops")
+        self._add_node(key, write_label(lines), attrs, css, f"{head}: {len(ops)} ops")
         return len(leaves)
 
     def _group_leaf(self, v: str, drawn: set[str]) -> bool:
-        value = self.values[v]
+        value = self.plan.values[v]
         return value.op is None or value.op not in drawn
-
-    # -- legend ---------------------------------------------------------------------
-    def _legend(self) -> None:
-        entries = [
-            ("tm-watched", "source", STYLE["source"]),
-            ("tm-target", "target", STYLE["target"]),
-            ("tm-path", "op on a path", STYLE["op_on_path"]),
-            ("tm-call", "gradient computed in the tape", STYLE["gradient_call"]),
-            ("tm-break", "path breaks here", STYLE["break"]),
-            ("tm-unwatched", "source not watched", STYLE["unwatched_source"]),
-            ("tm-input", "unwatched input", STYLE["input"]),
-            ("tm-unrecorded", "not recorded", STYLE["unrecorded_op"]),
-            ("tm-reached", "backward step", STYLE["step_current"]),
-        ]
-        cells = []
-        if self.steps:  # in the legend all along: the slider never moves the layout
-            self.classes.add("tm-reached")
-        for css, text, style in entries:
-            if css not in self.classes:
-                continue
-            dashed = ' STYLE="dashed"' if "dashed" in style.get("style", "") else ""
-            cells.append(
-                f'<TD BGCOLOR="{style.get("fillcolor", "#ffffff")}" '
-                f'COLOR="{style.get("color", "#64748b")}" BORDER="1"{dashed}>'
-                f'<FONT POINT-SIZE="8">{html.escape(text)}</FONT></TD>'
-            )
-        if self.ghosts:
-            cells.append(
-                '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#b91c1c">- - &#x25B8; '
-                "value left the engine</FONT></TD>"
-            )
-        if "tm-asked" in self.classes:
-            cells.append(
-                '<TD BORDER="0"><FONT POINT-SIZE="8" COLOR="#5b21b6">&#x00B7;&#x00B7;'
-                "&#x00B7; &#x25E6; what a gradient was asked of</FONT></TD>"
-            )
-        if cells:
-            table = '<TABLE BORDER="0" CELLSPACING="3" CELLPADDING="2"><TR>'
-            self.dot.attr(label="<" + table + "".join(cells) + "</TR></TABLE>>")
 
 
 # -- helpers ---------------------------------------------------------------------------
 
 
-def _group(findings, key) -> dict:
-    out: dict = {}
-    for f in findings:
-        k = key(f)
-        if k is not None:
-            out.setdefault(k, []).append(f)
-    return out
-
-
-def _is_error(findings) -> bool:
-    return any(f.severity == "error" for f in findings)
-
-
-def _finding_lines(findings) -> list[str]:
-    shorts = list(dict.fromkeys(f.short for f in findings))
-    colour = _TEXT_BREAK if _is_error(findings) else _TEXT_WARN
-    lines = [_small("✗ " + _clip(s, 40), colour) for s in shorts[:2]]
-    if len(shorts) > 2:
-        lines.append(_small(f"+{len(shorts) - 2} more", colour))
-    return lines
-
-
-def _how(how: str, watched: bool, line: int | None, trainable: bool | None) -> str:
-    at = f" · line {line}" if line is not None else ""
-    if how == "accessed":
-        text = f"watched when read{at}"
-    elif how == "watch":
-        text = f"tape.watch{at}" if watched else f"tape.watch: not watchable{at}"
-    else:
-        text = "not watched"
-    if trainable is False:
-        text += " · trainable=False"
-    return text
-
-
-def _why_unrecorded(op: OpNode) -> str:
-    if op.tape_state == "paused":
-        return "not recorded: stop_recording"
-    if op.tape_state in ("idle", "stopped"):
-        return "not recorded: tape not recording"
-    if not op.differentiable:
-        return "not recorded: no gradient"
-    return "not recorded"
-
-
-def _why_call_unrecorded(ops: list[OpNode]) -> str:
-    states = {op.tape_state for op in ops}
-    if "paused" in states:
-        return "not recorded: stop_recording"
-    if states <= {"idle", "stopped"}:
-        return "not recorded: tape not recording"
-    return "not recorded: it used nothing the tape watched"
-
-
-def _gradient_call(code: str | None, kind: str) -> tuple[str, str] | None:
-    """The target and sources texts of the one ``.<kind>(target, sources)`` call
-    on a line of code, or None."""
-    if not code:
-        return None
-    try:
-        tree = ast.parse(code.strip())
-    except SyntaxError:
-        return None
-    found = []
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == kind
-        ):
-            keywords = {k.arg: k.value for k in node.keywords}
-            args = list(node.args)
-            target = args[0] if args else keywords.get("target")
-            sources = (
-                args[1]
-                if len(args) > 1
-                else keywords.get("sources", keywords.get("source"))
-            )
-            if target is None or sources is None:
-                return None
-            found.append((ast.unparse(target), ast.unparse(sources)))
-    # Two such calls on one line: no telling which one this is.
-    return found[0] if len(found) == 1 else None
-
-
-def _leaf_name(value: Value, ops: dict[str, OpNode]) -> str:
-    if value.origin == "python":
-        return f"Python {value.python_type or 'value'}"
-    if value.origin == "numpy":
-        return f"NumPy {value.python_type or 'value'}"
-    if value.origin == "op" and value.op in ops:
-        if ops[value.op].during is not None:
-            # Made by a gradient call whose ops the view does not draw (the
-            # tape's own answer, computed without recording).
-            return "result of a gradient call"
-        return f"{ops[value.op].op} (not drawn)"
-    return _ORIGIN_TEXT.get(value.origin, value.origin)
-
-
-def _shape(shape: tuple[int, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    if not shape:
-        return "scalar"
-    return (
-        "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-    )
-
-
-def _norm(norm: float) -> str:
-    if not math.isfinite(norm):
-        return str(norm)
-    return f"{norm:.3g}"
-
-
-def _counted(n: int, plural: str) -> str:
-    """``"3 ops off the paths"``, ``"1 op off the paths"``: the first plural of
-    the phrase's first two words becomes singular for one."""
-    if n != 1:
-        return f"{n:,} {plural}"
-    words = plural.split(" ")
-    for i, word in enumerate(words[:2]):
-        if word.endswith("s"):
-            words[i] = word[:-1]
-            break
-    return f"1 {' '.join(words)}"
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
 def _id_order(value_id: str) -> int:
     digits = "".join(ch for ch in value_id if ch.isdigit())
     return int(digits) if digits else 0
-
-
-# Characters XML 1.0 forbids (and lone surrogates, which UTF-8 cannot encode):
-# in a label, dot's HTML parser rejects them; in a tooltip, the SVG would not parse.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-# A backslash dot would read as an escape in a label (see _escape).
-_DOT_ESCAPES = re.compile(r"\\[NGETH\\]")
-
-
-def _printable(text: str) -> str:
-    """``text`` with each character XML forbids replaced by U+FFFD."""
-    return _NOT_XML.sub("\ufffd", text)
-
-
-def _escape(text: str) -> str:
-    """Text for an HTML-like label; blank text shows as its repr (dot rejects a
-    label part such as ``<B></B>`` that holds no text)."""
-    if not text.strip():
-        text = repr(text)
-    escaped = html.escape(_printable(text))
-    if _DOT_ESCAPES.search(escaped):
-        # dot expands \N, \G, \E, \T and \H (node, graph, edge names) even in
-        # HTML-like labels; a doubled backslash draws one.
-        escaped = escaped.replace("\\", "\\\\")
-    if not text.replace("]", "").strip():
-        # dot's HTML lexer rejects a part that is only "]" or "]]" (after
-        # whitespace); the character reference draws the same bracket.
-        escaped = escaped.replace("]", "&#93;")
-    return escaped
-
-
-def _plain(text: str) -> str:
-    """Text for a quoted DOT string: dot reads ``&name;`` entities there too."""
-    return graphviz.escape(_printable(text).replace("&", "&amp;"))
-
-
-def _bold(text: str) -> str:
-    return f"<B>{_escape(_clip(text, 32))}</B>"
-
-
-def _italic(text: str) -> str:
-    return f"<I>{_escape(_clip(text, 32))}</I>"
-
-
-def _small(text: str, colour: str = _TEXT_DIM) -> str:
-    return f'<FONT POINT-SIZE="8" COLOR="{colour}">{_escape(text)}</FONT>'
-
-
-def _code(text: str) -> str:
-    return f'<FONT FACE="{_MONO}" POINT-SIZE="8">{_escape(text)}</FONT>'
-
-
-def _html(lines: list[str]) -> str:
-    return "<" + "<BR/>".join(lines) + ">"

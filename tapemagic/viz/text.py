@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ..graph.diagnosis import diagnose
 from ..graph.findings import Finding
 from ..graph.model import GradientRequest, Graph, Source, Value
+from .labels import shape_text
 
 __all__ = ["render_text"]
 
@@ -21,20 +22,12 @@ __all__ = ["render_text"]
 _UNRECORDED_SHOWN = 5
 
 
-def _shape(shape: tuple[int, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    if not shape:
-        return "scalar"
-    return str(tuple(shape))
-
-
 def _where(line: int | None) -> str:
     return "" if line is None else f" at line {line}"
 
 
 def _value_text(graph: Graph, value: Value) -> str:
-    return f"{graph.name_of(value.id)} ({value.dtype} {_shape(value.shape)})"
+    return f"{graph.name_of(value.id)} ({value.dtype} {shape_text(value.shape)})"
 
 
 def _source_text(graph: Graph, source: Source) -> str:
@@ -78,15 +71,14 @@ def _request_lines(graph: Graph, request: GradientRequest) -> list[str]:
         if result.none:
             lines.append(f"      {name}: None")
         else:
-            lines.append(
-                f"      {name}: {result.dtype} {_shape(result.shape)} {result.preview}"
-            )
+            shape = shape_text(result.shape)
+            lines.append(f"      {name}: {result.dtype} {shape} {result.preview}")
     return lines
 
 
 def _call_text(graph: Graph, request: GradientRequest) -> str:
     """``dy_dx = inner.gradient(y, x) at line 4: 4 ops, 2 recorded``."""
-    ops = [op for op in graph.ops if op.during == request.id]
+    ops = graph.index.ops_during(request.id)
     line = ops[0].line
     code = graph.cell.line(line)
     if code is None:

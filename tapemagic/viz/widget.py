@@ -31,6 +31,7 @@ from .dot import (
     gradient_status,
     render_svg,
 )
+from .labels import shape_text
 from .text import render_text
 
 __all__ = [
@@ -54,12 +55,6 @@ _SVG_CACHE = 32  # rendered SVGs kept per widget (the step slider revisits them)
 
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
-
-
-def _shape(shape: tuple[int, ...] | None) -> str:
-    if shape is None:
-        return "?"
-    return "scalar" if not shape else str(tuple(shape))
 
 
 def _norm(norm: float | None) -> str:
@@ -197,7 +192,7 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
             _e(how),
             _e(trainable),
             _e(value.dtype),
-            _e(_shape(value.shape)),
+            _e(shape_text(value.shape)),
             f"<code>{_e(previews.get(source.value, ''))}</code>",
             status + note,
             _e(norm),
@@ -224,7 +219,7 @@ def _result_html(result: GradientResult) -> str:
     if result.none:
         return _status_html("None")
     preview = f" <code>{_e(result.preview)}</code>" if result.preview else ""
-    return f"{_e(result.dtype)} {_e(_shape(result.shape))}{preview}"
+    return f"{_e(result.dtype)} {_e(shape_text(result.shape))}{preview}"
 
 
 def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
@@ -626,7 +621,7 @@ class TapeWidget(widgets.VBox):
                 "the sources.</span>"
             )
         gv = steps[k - 1]
-        what = f"shape {_shape(gv.shape)}, norm {_norm(gv.norm)}"
+        what = f"shape {shape_text(gv.shape)}, norm {_norm(gv.norm)}"
         if gv.op is None:
             text = (
                 f"Step {k} of {len(steps)}: <b>{_e(graph.name_of(gv.value))}</b> gets "

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import graphviz
@@ -1022,3 +1025,40 @@ def test_the_nested_drawings_render():
         svg = render_svg(view)
         assert svg.count('class="node') == len(view.nodes)
         assert "∂y/∂x" in svg and "inner.gradient(y, x)" in svg
+
+
+def test_a_group_lists_its_findings_in_op_order_whatever_the_hash_seed():
+    # Two findings on two ops of one collapsed line: their order in the label
+    # is the ops' order, in every process (set order depends on the hash seed).
+    code = (
+        "from tapemagic.graph.findings import Finding\n"
+        "from tapemagic.graph.model import Cell, Graph, OpNode, TapeInfo, Value\n"
+        "from tapemagic.viz.dot import build_view\n"
+        "values = [Value('t1', 'constant', (), 'float32', True)]\n"
+        "ops = []\n"
+        "for i in range(1, 9):\n"
+        "    values.append(Value(f't{i + 1}', 'op', (), 'float32', True, 2,"
+        " op=f'op{i}'))\n"
+        "    ops.append(OpNode(f'op{i}', i, 'round', (f't{i}',), (f't{i + 1}',),"
+        " False, False, 2, 'recording'))\n"
+        "g = Graph(TapeInfo('tape', False, True, 'stopped', True),"
+        " Cell(None, None, ('%%tape', 'y = f(x)')), values=tuple(values),"
+        " ops=tuple(ops))\n"
+        "found = [Finding('x', 'y', cause, 'm', 'f', op=op, line=2)\n"
+        "         for cause, op in (('stop_gradient', 'op2'),"
+        " ('non_differentiable', 'op7'))]\n"
+        "print(build_view(g, found, collapse=True).source)\n"
+    )
+    sources = set()
+    for seed in ("1", "2", "3", "4"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env,
+            check=True,
+        ).stdout  # fmt: skip
+        sources.add(out)
+    assert len(sources) == 1
+    (source,) = sources
+    assert source.index("stop gradient at line 2") < source.index(
+        "non differentiable at line 2"
+    )

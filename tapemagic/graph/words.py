@@ -1,0 +1,246 @@
+"""The words of a finding: names the user knows, and the pieces of its sentences.
+
+Messages name values as the user does (their names after the cell ran, the
+expressions in the ``gradient(...)`` call, the name a line assigns) and quote
+the cell line where the path broke. Each cause's own sentences are declared
+with the cause (:mod:`tapemagic.graph.causes`); :class:`Words` holds what they
+share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from .cause import REGISTRY, Break, Query
+from .model import GradientRequest, OpNode, Value
+from .source import assigned_name, gradient_call, option_call
+
+if TYPE_CHECKING:
+    from .facts import Facts
+
+__all__ = ["COMPARISONS", "Names", "Words", "at_line", "op_words"]
+
+# Comparison ops as the user wrote them.
+COMPARISONS = {
+    "equal": "==",
+    "not_equal": "!=",
+    "less": "<",
+    "less_equal": "<=",
+    "greater": ">",
+    "greater_equal": ">=",
+}
+
+# The longest code quoted in a sentence.
+_CODE_SHOWN = 60
+
+
+class Names:
+    """The names a user knows values by: the names that held a value after the
+    cell ran, how the ``gradient(...)`` call spelled it, the name its line
+    assigns, else a description ("the result of exp at line 3")."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self._assigned: dict[int, str | None] = {}
+        self._next_line: dict[str, int | None] | None = None
+        self._calls: dict[tuple, tuple | None] = {}
+
+    def of(self, value_id: str, q: Query | None = None) -> str:
+        """What to call a value in a finding about ``q`` (if given)."""
+        facts = self.facts
+        value = facts.values[value_id]
+        if value.names:
+            return value.names[0]
+        if q is not None and q.request is not None:
+            written = self.written(q, value_id)
+            if written is not None:
+                return written
+        if value.variable is not None:
+            return value.variable.split(":")[0]
+        op = facts.index.producer(value_id)
+        if op is not None:
+            name = self.assigned_name(op)
+            if name is not None:
+                return name
+        if q is not None and value_id == q.source:
+            if q.request is None or len(q.request.sources) == 1:
+                return "the source"
+            return f"source #{q.index + 1}"
+        if q is not None and value_id in q.targets:
+            return "the target"
+        if op is not None:
+            made = op_words(facts.values, op)
+            return f"the result of {made} {at_line(op.line)}".rstrip()
+        if value.origin == "numpy":
+            return "a NumPy array"
+        if value.origin == "python":
+            return f"a Python {value.python_type or 'value'}"
+        if value.origin == "constant":
+            return "a constant"
+        return "a tensor"
+
+    def written(self, q: Query, value_id: str) -> str | None:
+        """How the ``gradient(...)`` call spelled the target or this source."""
+        request = q.request
+        key = (request.via, request.here, request.line)
+        if key not in self._calls:
+            self._calls[key] = self._call_texts(request)
+        parsed = self._calls[key]
+        if parsed is None:
+            return None
+        targets, sources = parsed
+        if value_id == q.source and len(sources) == len(request.sources):
+            return sources[q.index]
+        if value_id in request.targets and len(targets) == len(request.targets):
+            return targets[request.targets.index(value_id)]
+        return None
+
+    def _call_texts(self, request: GradientRequest) -> tuple | None:
+        if request.via is not None:
+            call = option_call(request.via)
+        elif request.here:
+            code = self.facts.graph.cell.line(request.line)
+            call = gradient_call(code, request.kind)
+        else:
+            return None
+        if call is None:
+            return None
+        return call.targets, call.source_list
+
+    def assigned_name(self, op: OpNode) -> str | None:
+        """``name`` when the op is the last one on a line ``name = ...``."""
+        if op.line is None or op.during is not None:
+            return None
+        if self._next_line is None:
+            lines = [o.line for o in self.facts.index.forward_ops]
+            self._next_line = {
+                o.id: lines[i + 1] if i + 1 < len(lines) else None
+                for i, o in enumerate(self.facts.index.forward_ops)
+            }
+        if self._next_line.get(op.id) == op.line:
+            return None
+        if op.line not in self._assigned:
+            self._assigned[op.line] = assigned_name(self.facts.graph.cell.line(op.line))
+        return self._assigned[op.line]
+
+
+class Words:
+    """The two sentences of one finding: what happened, and what to do.
+
+    ``source`` and ``target`` are the names the finding uses, ``head`` starts
+    its message (``"b: None because"``); the cause's declared words give the
+    rest (see :func:`~tapemagic.graph.cause.declare_cause`).
+    """
+
+    def __init__(self, facts: Facts, q: Query) -> None:
+        self.facts = facts
+        self.q = q
+        names = facts.names
+        self.source = names.of(q.source, q)
+        self.target = " and ".join(dict.fromkeys(names.of(y, q) for y in q.targets))
+        result = q.result
+        if result is None:
+            self.head = f"{self.source}: would be None because"
+        elif result.none:
+            self.head = f"{self.source}: None because"
+        elif result.nan or result.inf:
+            holds = " and ".join(
+                word
+                for word, flag in (("NaN", result.nan), ("Inf", result.inf))
+                if flag
+            )
+            self.head = f"{self.source}: the gradient holds {holds} because"
+        elif q.request.unconnected == "zero":
+            self.head = (
+                f"{self.source}: zeros that stand for None "
+                "(unconnected_gradients=ZERO) because"
+            )
+        else:
+            self.head = (
+                f"{self.source}: zeros that stand for None (batch_jacobian gives "
+                "zeros where the gradient is None) because"
+            )
+
+    def sentences(self, b: Break) -> tuple[str, str]:
+        """The finding's message and fix: the head, then the cause's own words."""
+        cause, fix = REGISTRY[b.cause].words(self, b)
+        return f"{self.head} {cause}.", f"{fix}."
+
+    # -- pieces the causes' words use ----------------------------------------------
+    def at(self, line: int | None) -> str:
+        """``at line 3 (y = c * c)``, quoting the cell line."""
+        return at_line(line, self.facts.code(line))
+
+    def name(self, value_id: str) -> str:
+        """What the user calls a value (see :class:`Names`)."""
+        return self.facts.names.of(value_id, self.q)
+
+    # -- pieces ------------------------------------------------------------------
+    def op(self, op: OpNode | None) -> str:
+        """An op as a student reads it: ``cast(float32 -> int32)``, ``tf.where``."""
+        return "an op" if op is None else op_words(self.facts.values, op)
+
+    def tape_name(self) -> str:
+        """The explained tape, by the user's name for it."""
+        name = self.facts.graph.tape.name
+        magic = (self.facts.graph.cell.line(1) or "").lstrip().startswith("%%tape")
+        if name and magic:
+            return f"{name}, the tape of the %%tape cell"
+        if name:
+            return name
+        return "the tape of the %%tape cell" if magic else "the explained tape"
+
+    def tape_call(self) -> str:
+        """The gradient call to make on the explained tape."""
+        name = self.facts.graph.tape.name or "tape"
+        return f"{name}.gradient({self.target}, {self.source})"
+
+    def request_place(self) -> str:
+        """Where the gradient was asked: `` at line 4 (...)``, or ``""``."""
+        request = self.q.request
+        if request is None or request.line is None:
+            return ""
+        if request.here:
+            return f" {self.at(request.line)}"
+        where = f" in {request.where}" if request.where else ""
+        return f"{where} at line {request.line}"
+
+
+def at_line(line: int | None, code: str | None = None) -> str:
+    """``at line 3 (y = c * c)``: a line number and its code, clipped.
+
+    Example:
+        >>> at_line(3, "y = c * c"), at_line(3), at_line(None)
+        ('at line 3 (y = c * c)', 'at line 3', '')
+    """
+    if line is None:
+        return ""
+    if not code:
+        return f"at line {line}"
+    if len(code) > _CODE_SHOWN:
+        code = code[: _CODE_SHOWN - 3] + "..."
+    return f"at line {line} ({code})"
+
+
+def op_words(values: Mapping[str, Value], op: OpNode) -> str:
+    """An op as a student reads it, given the graph's values by id.
+
+    Example:
+        >>> from tapemagic.graph.model import OpNode
+        >>> op_words({}, OpNode("op1", 1, "greater", ("t1", "t2"), ("t3",), False,
+        ...                     False, 2, "recording"))
+        'the comparison >'
+    """
+    name = op.op
+    if name == "cast":
+        before = values[op.inputs[0]].dtype
+        after = values[op.outputs[0]].dtype
+        return f"cast({before} -> {after})"
+    if name in COMPARISONS:
+        return f"the comparison {COMPARISONS[name]}"
+    if name.startswith("custom_gradient/"):
+        return name.split("/", 1)[1]
+    if name in ("where", "stop_gradient"):
+        return f"tf.{name}"
+    return name
