@@ -18,6 +18,7 @@ from .tensor import (
     id_of,
     is_tensor,
 )
+from .tensor_spec import TensorSpec
 
 __all__ = [
     "OP_TABLE",
@@ -25,6 +26,7 @@ __all__ = [
     "Op",
     "Tensor",
     "TensorShape",
+    "TensorSpec",
     "UnconnectedGradients",
     "Variable",
     "array_of",
