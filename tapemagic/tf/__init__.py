@@ -143,7 +143,7 @@ from ..engine.ops.shape import (
     unstack,
 )
 from ..engine.ops.shape import slice_ as slice
-from . import config, debugging, dtypes, errors, linalg, math, nest, nn, random
+from . import config, data, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ._function import executing_eagerly, function
 from ._print import print
 
@@ -191,6 +191,7 @@ __all__ = [
     "cosh",
     "cumsum",
     "custom_gradient",
+    "data",
     "debugging",
     "divide",
     "double",

@@ -1,0 +1,150 @@
+"""Elements of a dataset: nested structures of tensors, and their specs.
+
+An element is a tensor, or a tuple, named tuple or dict of elements. As in
+``tf.data``, a Python list is a value, not a structure: ``[x, y]`` becomes one
+tensor, except at the top of what a ``map`` function returns, where a list is
+read as a tuple. Inside a pipeline an element travels flat, as its leaves in
+``tf.nest`` order (dicts by sorted key), each a NumPy array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..engine import TensorSpec, array_of, convert_to_tensor, nest
+
+__all__ = [
+    "call_with_element",
+    "leaf_arrays",
+    "normalize",
+    "spec_of",
+    "trace",
+]
+
+
+def normalize(value: Any, list_is_tuple: bool = False) -> Any:
+    """``value`` as an element: its tuples and dicts kept, every leaf a tensor.
+
+    Args:
+        value: a tensor, array, number, list, or a tuple or dict of those.
+        list_is_tuple: read a list at the top as a tuple (a ``map`` result).
+
+    Returns:
+        The element, with a tensor at every leaf.
+
+    Raises:
+        ValueError: if ``value`` is None or an empty structure.
+
+    Example:
+        >>> normalize(([1, 2], {"a": 1.5}))
+        (<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>, \
+{'a': <tf.Tensor: shape=(), dtype=float32, numpy=1.5>})
+    """
+    if list_is_tuple and isinstance(value, list):
+        value = tuple(value)
+    if value is None or (isinstance(value, (tuple, dict)) and not value):
+        raise ValueError("Invalid `element`. `element` should not be empty.")
+    return _normalize(value)
+
+
+def _normalize(value: Any) -> Any:
+    if isinstance(value, dict):
+        return type(value)((key, _normalize(item)) for key, item in value.items())
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_normalize(item) for item in value))
+    if isinstance(value, tuple):
+        return tuple(_normalize(item) for item in value)
+    if isinstance(value, TensorSpec):
+        raise TypeError(
+            f"A dataset element must hold values, got the spec {value!r}. Pass "
+            "tensors or arrays of that shape instead."
+        )
+    return convert_to_tensor(value)
+
+
+def spec_of(element: Any) -> Any:
+    """The ``element_spec`` of an element: a TensorSpec in place of each tensor.
+
+    Example:
+        >>> spec_of(normalize((1, 2.0)))
+        (TensorSpec(shape=(), dtype=tf.int32, name=None), \
+TensorSpec(shape=(), dtype=tf.float32, name=None))
+    """
+    return nest.map_structure(TensorSpec.from_tensor, element)
+
+
+def leaf_arrays(element: Any) -> tuple[np.ndarray, ...]:
+    """The NumPy arrays behind an element's tensors, in ``tf.nest`` order.
+
+    Example:
+        >>> leaf_arrays(normalize({"b": 1, "a": [2, 3]}))
+        (array([2, 3], dtype=int32), array(1, dtype=int32))
+    """
+    return tuple(array_of(leaf) for leaf in nest.flatten(element))
+
+
+def call_with_element(fn: Callable, element: Any, *extra: Any) -> Any:
+    """Call ``fn`` on an element the way ``tf.data`` does.
+
+    A plain tuple is spread over the arguments (``lambda x, y: ...``); any other
+    element, dicts and named tuples included, is one argument. ``extra`` comes
+    first (the state of ``reduce``).
+
+    Example:
+        >>> call_with_element(lambda x, y: x + y, (1, 2))
+        3
+    """
+    if type(element) is tuple:
+        return fn(*extra, *element)
+    return fn(*extra, element)
+
+
+# Sizes a traced function sees for a dimension of unknown size. Two different
+# sizes reveal which output dimensions follow it: those become None too. They
+# are multiples of 2, 3, 4 and 6, so reshapes such as [-1, 4] still work.
+_TRACE_SIZES = (12, 24)
+
+
+def trace(fn: Callable, spec: Any) -> Any:
+    """The spec of what ``fn`` returns for an element of ``spec``.
+
+    TensorFlow traces ``map`` and ``filter`` functions into a graph once, when
+    the dataset is built. tapemagic has no graphs: it calls ``fn`` on an element
+    of zeros of the spec's shapes instead (twice when a dimension is None, with
+    two sizes, and output dimensions that differ between the calls become None).
+    The function's Python side effects happen then too, as TensorFlow's do when
+    it traces.
+
+    Args:
+        fn: the function, called as :func:`call_with_element` calls it.
+        spec: the element spec of its input.
+
+    Returns:
+        The element spec of its output (a top-level list read as a tuple).
+
+    Example:
+        >>> trace(lambda x: x * 2, TensorSpec([None, 3]))
+        TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
+    """
+    leaves = nest.flatten(spec)
+    unknown = any(s.shape.rank is None or None in s.shape for s in leaves)
+    specs = []
+    for size in _TRACE_SIZES[: 2 if unknown else 1]:
+        dummy = nest.pack_sequence_as(spec, [_zeros(s, size) for s in leaves])
+        specs.append(spec_of(normalize(call_with_element(fn, dummy), True)))
+    if len(specs) == 1:
+        return specs[0]
+    first, second = (nest.flatten(s) for s in specs)
+    if len(first) != len(second):
+        return specs[0]
+    merged = [a.most_specific_common_supertype([b]) or a for a, b in zip(first, second)]
+    return nest.pack_sequence_as(specs[0], merged)
+
+
+def _zeros(spec: TensorSpec, size: int) -> Any:
+    shape = [size] if spec.shape.rank is None else spec.shape
+    dims = [size if dim is None else dim for dim in shape]
+    return convert_to_tensor(np.zeros(dims, spec.dtype.as_numpy_dtype))

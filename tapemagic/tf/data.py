@@ -1,0 +1,17 @@
+"""``tf.data``: input pipelines (:mod:`tapemagic.data`)."""
+
+from ..data import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Dataset,
+    experimental,
+)
+
+__all__ = [
+    "AUTOTUNE",
+    "INFINITE_CARDINALITY",
+    "UNKNOWN_CARDINALITY",
+    "Dataset",
+    "experimental",
+]
