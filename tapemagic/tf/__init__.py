@@ -12,6 +12,7 @@ Importing this package needs NumPy alone: no IPython, ipywidgets or graphviz.
 from .. import keras
 from ..engine import (
     GradientTape,
+    Module,
     Tensor,
     TensorShape,
     TensorSpec,
@@ -19,6 +20,7 @@ from ..engine import (
     Variable,
     convert_to_tensor,
     is_tensor,
+    name_scope,
 )
 from ..engine.custom import custom_gradient
 from ..engine.dtypes import (
@@ -155,6 +157,7 @@ newaxis = None
 __all__ = [
     "DType",
     "GradientTape",
+    "Module",
     "Tensor",
     "TensorShape",
     "TensorSpec",
@@ -234,6 +237,7 @@ __all__ = [
     "meshgrid",
     "minimum",
     "multiply",
+    "name_scope",
     "negative",
     "nest",
     "newaxis",

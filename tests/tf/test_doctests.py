@@ -9,6 +9,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "tapemagic.engine.module",
     "tapemagic.engine.tensor_spec",
     "tapemagic.tf._function",
 ]
