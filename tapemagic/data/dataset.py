@@ -38,6 +38,7 @@ import numpy as np
 
 from ..engine import (
     Tensor,
+    TensorShape,
     TensorSpec,
     Variable,
     array_of,
@@ -160,6 +161,74 @@ name=None)>
         element = normalize(tensors)
         arrays = tuple(_frozen(a) for a in leaf_arrays(element))
         return _TensorDataset(spec_of(element), arrays)
+
+    @staticmethod
+    def from_generator(
+        generator: Callable,
+        output_types: Any = None,
+        output_shapes: Any = None,
+        args: Any = None,
+        output_signature: Any = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """A dataset of what ``generator()`` yields, called anew for each pass.
+
+        Args:
+            generator: a callable that returns an iterator (a generator
+                function, for example).
+            output_types: the dtype of each component (with ``output_shapes``,
+                the older way to describe elements).
+            output_shapes: the shape of each component; unknown if not given.
+            args: arguments for ``generator``, passed as NumPy values.
+            output_signature: the element's structure, a ``tf.TensorSpec`` per
+                component.
+            name: ignored; accepted for TensorFlow compatibility.
+
+        Raises:
+            TypeError: if ``generator`` is not callable, or the elements are not
+                described.
+            InvalidArgumentError: (while iterating) if a yielded value does not
+                fit its spec.
+
+        Example:
+            >>> def pairs():
+            ...     for i in range(2):
+            ...         yield i, [float(i)] * 2
+            >>> ds = Dataset.from_generator(pairs, output_signature=(
+            ...     TensorSpec([], dtypes.int32), TensorSpec([2], dtypes.float32)))
+            >>> list(ds.as_numpy_iterator())
+            [(np.int32(0), array([0., 0.], dtype=float32)), \
+(np.int32(1), array([1., 1.], dtype=float32))]
+        """
+        if not callable(generator):
+            raise TypeError(
+                "`generator` must be a Python callable. Pass the generator "
+                "function itself, not a generator it returned."
+            )
+        if output_signature is not None:
+            for spec in nest.flatten(output_signature):
+                if not isinstance(spec, TensorSpec):
+                    raise TypeError(
+                        "`output_signature` must contain objects that are subclass "
+                        f"of `tf.TypeSpec` but found {type(spec)} which is not."
+                    )
+        elif output_types is None:
+            raise TypeError(
+                "To specify the output signature you need to provide either the "
+                "`output_signature` argument or the `output_types` argument."
+            )
+        else:
+            if output_shapes is None:
+                output_shapes = nest.map_structure(lambda _: None, output_types)
+            types = nest.flatten(output_types)
+            shapes = _flatten_up_to(output_types, output_shapes)
+            output_signature = nest.pack_sequence_as(
+                output_types, [TensorSpec(s, t) for t, s in zip(types, shapes)]
+            )
+        arguments = tuple(
+            _numpy_value(array_of(convert_to_tensor(a))) for a in (args or ())
+        )
+        return _FlatMapDataset(output_signature, generator, arguments)
 
     @staticmethod
     def range(*args: Any, output_type: Any = None, name: str | None = None) -> Dataset:
@@ -660,6 +729,67 @@ class _RangeDataset(Dataset):
     def _gather(self, indices: np.ndarray) -> Chunk:
         values = self._start + self._step * indices.astype(np.int64)
         return (values.astype(self._np_dtype),)
+
+
+class _FlatMapDataset(Dataset):
+    """What ``from_generator`` builds (TensorFlow builds it on ``flat_map``)."""
+
+    def __init__(self, spec: Any, generator: Callable, arguments: tuple) -> None:
+        super().__init__(spec)
+        self._generator, self._arguments = generator, arguments
+        self._leaf_specs: list[TensorSpec] = nest.flatten(spec)
+
+    def _chunks(self) -> Iterator[Chunk]:
+        for value in self._generator(*self._arguments):
+            leaves = _flatten_up_to(self._element_spec, value)
+            yield tuple(
+                _generated_array(leaf, spec)[None]
+                for leaf, spec in zip(leaves, self._leaf_specs)
+            )
+
+    def _cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+
+def _generated_array(value: Any, spec: TensorSpec) -> np.ndarray:
+    if isinstance(value, (Tensor, Variable)):
+        value = array_of(value)
+    # NumPy's conversion, unsafe casts included (1.5 as int32 is 1), as TensorFlow
+    array = np.asarray(value, dtype=spec.dtype.as_numpy_dtype)
+    if not spec.shape.is_compatible_with(array.shape):
+        raise InvalidArgumentError(
+            f"`generator` yielded an element of shape {array.shape} where an "
+            f"element of shape {spec.shape} was expected."
+        )
+    return array
+
+
+def _flatten_up_to(structure: Any, value: Any) -> list:
+    """The parts of ``value`` at the leaves of ``structure`` (lists stay whole
+    where ``structure`` has a leaf)."""
+    if isinstance(structure, dict):
+        if not isinstance(value, dict) or set(value) != set(structure):
+            raise InvalidArgumentError(_not_like(value, structure))
+        return [
+            leaf
+            for key in sorted(structure)
+            for leaf in _flatten_up_to(structure[key], value[key])
+        ]
+    if isinstance(structure, tuple) and not isinstance(structure, TensorShape):
+        if not isinstance(value, (tuple, list)) or len(value) != len(structure):
+            raise InvalidArgumentError(_not_like(value, structure))
+        return [
+            leaf for part, item in zip(structure, value)
+            for leaf in _flatten_up_to(part, item)
+        ]  # fmt: skip
+    return [value]
+
+
+def _not_like(value: Any, structure: Any) -> str:
+    return (
+        f"`generator` yielded {value!r}, which does not match the structure of "
+        f"the element spec {structure!r}. Yield values of that structure."
+    )
 
 
 # -- steps ----------------------------------------------------------------------

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import TensorSpec, array_of, convert_to_tensor, nest
+from ..engine import (
+    Tensor,
+    TensorSpec,
+    Variable,
+    array_of,
+    convert_to_tensor,
+    nest,
+)
 
 __all__ = [
     "call_with_element",
@@ -62,7 +69,15 @@ def _normalize(value: Any) -> Any:
             f"A dataset element must hold values, got the spec {value!r}. Pass "
             "tensors or arrays of that shape instead."
         )
+    if _is_array_like(value):
+        value = np.asarray(value)  # a pandas Series, for example
     return convert_to_tensor(value)
+
+
+def _is_array_like(value: Any) -> bool:
+    return hasattr(value, "__array__") and not isinstance(
+        value, (Tensor, Variable, np.ndarray, np.generic)
+    )
 
 
 def spec_of(element: Any) -> Any:

@@ -322,3 +322,151 @@ REPRS_AND_CARDINALITIES_OUTPUT = """\
 tf.Tensor(10, shape=(), dtype=int64)
 tf.Tensor(10, shape=(), dtype=int64)
 """  # noqa: E501
+
+
+def test_from_generator_and_array_like_input(capsys) -> None:
+    """from_generator (output_signature, or output_types and output_shapes), and
+    values that only offer ``__array__`` (a pandas Series, for example).
+
+    TensorFlow wraps the generator's TypeError in InvalidArgumentError; its
+    message here is the wrapped error's first line.
+    """
+
+    def attempt(f):
+        try:
+            print(f())
+        except Exception as e:
+            print(
+                type(e).__name__ + ":", str(e).split("\n")[0].split(". ")[0].rstrip(".")
+            )
+
+    def gen():
+        for i in range(3):
+            yield i, [float(i)] * 2
+
+    ds = tf.data.Dataset.from_generator(
+        gen,
+        output_signature=(
+            tf.TensorSpec(shape=(), dtype=tf.int32),
+            tf.TensorSpec(shape=(2,), dtype=tf.float32),
+        ),
+    )
+    print(ds)
+    print(list(ds.as_numpy_iterator()))
+    print(ds.cardinality())
+    print(list(ds.batch(2).as_numpy_iterator()))
+    ds2 = tf.data.Dataset.from_generator(
+        gen, output_types=(tf.int64, tf.float64), output_shapes=((), (None,))
+    )
+    print(ds2)
+    print(list(ds2.take(1).as_numpy_iterator()))
+    ds3 = tf.data.Dataset.from_generator(gen, output_types=(tf.int64, tf.float64))
+    print(ds3)
+
+    def bad():
+        yield np.zeros(3, np.float32)
+
+    attempt(
+        lambda: list(
+            tf.data.Dataset.from_generator(
+                bad, output_signature=tf.TensorSpec((2,), tf.float32)
+            )
+        )
+    )
+
+    def bad2():
+        yield 1.5
+
+    attempt(
+        lambda: list(
+            tf.data.Dataset.from_generator(
+                bad2, output_signature=tf.TensorSpec((), tf.int32)
+            )
+        )
+    )
+
+    def bad3():
+        yield (1, 2)
+
+    attempt(
+        lambda: list(
+            tf.data.Dataset.from_generator(
+                bad3, output_signature=tf.TensorSpec((), tf.int32)
+            )
+        )
+    )
+
+    def withargs(n, scale):
+        print(type(n).__name__, type(scale).__name__)
+        for i in range(n):
+            yield i * scale
+
+    attempt(
+        lambda: list(
+            tf.data.Dataset.from_generator(
+                withargs, args=(2, 1.5), output_signature=tf.TensorSpec((), tf.float32)
+            ).as_numpy_iterator()
+        )
+    )
+    attempt(lambda: tf.data.Dataset.from_generator(gen))
+    attempt(
+        lambda: tf.data.Dataset.from_generator(
+            gen(), output_signature=tf.TensorSpec((), tf.int32)
+        )
+    )
+    attempt(
+        lambda: tf.data.Dataset.from_generator(
+            gen, output_signature=(tf.TensorSpec((), tf.int32), 1)
+        )
+    )
+    d = tf.data.Dataset.from_generator(
+        lambda: iter([{"a": 1}]), output_signature={"a": tf.TensorSpec((), tf.int64)}
+    )
+    print(d, list(d))
+
+    # pandas-like
+    class FakeSeries:
+        def __init__(self, v):
+            self.v = np.asarray(v)
+
+        def __array__(self, dtype=None, copy=None):
+            return self.v
+
+    attempt(lambda: tf.data.Dataset.from_tensor_slices({"a": FakeSeries([1.0, 2.0])}))
+    print(
+        list(
+            tf.data.Dataset.from_generator(
+                gen,
+                output_signature=(
+                    tf.TensorSpec(shape=(), dtype=tf.int32),
+                    tf.TensorSpec(shape=(2,), dtype=tf.float32),
+                ),
+            )
+            .repeat(2)
+            .as_numpy_iterator()
+        )[3]
+    )
+    assert capsys.readouterr().out == FROM_GENERATOR_AND_ARRAY_LIKE_INPUT_OUTPUT
+
+
+FROM_GENERATOR_AND_ARRAY_LIKE_INPUT_OUTPUT = """\
+<_FlatMapDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), TensorSpec(shape=(2,), dtype=tf.float32, name=None))>
+[(np.int32(0), array([0., 0.], dtype=float32)), (np.int32(1), array([1., 1.], dtype=float32)), (np.int32(2), array([2., 2.], dtype=float32))]
+tf.Tensor(-2, shape=(), dtype=int64)
+[(array([0, 1], dtype=int32), array([[0., 0.],
+       [1., 1.]], dtype=float32)), (array([2], dtype=int32), array([[2., 2.]], dtype=float32))]
+<_FlatMapDataset element_spec=(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorSpec(shape=(None,), dtype=tf.float64, name=None))>
+[(np.int64(0), array([0., 0.]))]
+<_FlatMapDataset element_spec=(TensorSpec(shape=<unknown>, dtype=tf.int64, name=None), TensorSpec(shape=<unknown>, dtype=tf.float64, name=None))>
+InvalidArgumentError: `generator` yielded an element of shape (3,) where an element of shape (2,) was expected
+[<tf.Tensor: shape=(), dtype=int32, numpy=1>]
+InvalidArgumentError: `generator` yielded an element of shape (2,) where an element of shape () was expected
+int32 float32
+[np.float32(0.0), np.float32(1.5)]
+TypeError: To specify the output signature you need to provide either the `output_signature` argument or the `output_types` argument
+TypeError: `generator` must be a Python callable
+TypeError: `output_signature` must contain objects that are subclass of `tf.TypeSpec` but found <class 'int'> which is not
+<_FlatMapDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.int64, name=None)}> [{'a': <tf.Tensor: shape=(), dtype=int64, numpy=1>}]
+<_TensorSliceDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.float64, name=None)}>
+(np.int32(0), array([0., 0.], dtype=float32))
+"""  # noqa: E501
