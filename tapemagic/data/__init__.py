@@ -13,11 +13,15 @@ from .dataset import (
     OwnedIterator,
 )
 
+# What ``iter(dataset)`` returns, under TensorFlow's name for its base class.
+Iterator = OwnedIterator
+
 __all__ = [
     "AUTOTUNE",
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "Iterator",
     "OwnedIterator",
     "experimental",
 ]

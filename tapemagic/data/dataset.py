@@ -378,9 +378,12 @@ name=None)>
         """Apply ``map_func`` to every element.
 
         A tuple element is spread over the arguments: ``lambda x, y: ...``.
-        ``map_func`` is called once when the dataset is built, to learn the
-        structure of what it returns (TensorFlow traces it then), and once per
-        element while iterating.
+        ``map_func`` is called when the dataset is built, on zeros of the input's
+        spec, to learn the structure of what it returns (TensorFlow traces it
+        then), and once per element while iterating. Where zeros of a guessed
+        size fail (a dimension of unknown size that must be 784 to reshape), it
+        is called on the input's first element instead, and the output's
+        dimensions are all left unknown.
 
         Args:
             map_func: a function of an element, returning an element (a list is
@@ -394,7 +397,7 @@ name=None)>
             >>> list(ds.map(lambda x, y: x + y).as_numpy_iterator())
             [np.int32(4), np.int32(6)]
         """
-        spec = trace(map_func, self._element_spec)
+        spec = _output_spec(map_func, self)
         cls = _MapDataset if num_parallel_calls is None else _ParallelMapDataset
         return cls(self, map_func, spec)
 
@@ -409,7 +412,7 @@ name=None)>
             >>> list(ds.as_numpy_iterator())
             [np.int64(0), np.int64(2), np.int64(4)]
         """
-        returned = trace(predicate, self._element_spec)
+        returned = _output_spec(predicate, self)
         if not (
             isinstance(returned, TensorSpec)
             and returned.dtype == dtypes.bool
@@ -613,6 +616,24 @@ name=None)>
         return nest.pack_sequence_as(
             self._element_spec, [convert_to_tensor(leaf) for leaf in leaves]
         )
+
+
+def _output_spec(fn: Callable, dataset: Dataset) -> Any:
+    """The spec of what ``fn`` returns for the elements of ``dataset``."""
+    spec = dataset.element_spec
+    try:
+        return trace(fn, spec)
+    except Exception:
+        unknown = any(
+            s.shape.rank is None or None in s.shape for s in nest.flatten(spec)
+        )
+        first = next(iter(dataset), None) if unknown else None
+        if first is None:
+            raise  # not a guess that went wrong: the function fails
+    returned = spec_of(normalize(call_with_element(fn, first), True))
+    return nest.map_structure(
+        lambda s: TensorSpec([None] * s.shape.rank, s.dtype, s.name), returned
+    )
 
 
 class OwnedIterator:

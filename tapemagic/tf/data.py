@@ -5,6 +5,7 @@ from ..data import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
+    Iterator,
     experimental,
 )
 
@@ -13,5 +14,6 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "Iterator",
     "experimental",
 ]

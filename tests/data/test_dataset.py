@@ -125,6 +125,7 @@ def test_reduce_and_iterators() -> None:
     assert it.get_next().numpy() == 0 and next(it).numpy() == 1
     assert it.element_spec == tf.TensorSpec([], tf.int64)
     assert bool(r.take(0)) and bool(r.repeat())
+    assert isinstance(iter(r), tf.data.Iterator)
 
 
 # -- steps ----------------------------------------------------------------------
@@ -294,3 +295,22 @@ def test_shuffle_order_is_pinned() -> None:
     assert _values(Dataset.range(10).map(lambda v: v).shuffle(4, seed=1)) == [
         2, 3, 4, 5, 0, 6, 8, 9, 7, 1
     ]  # fmt: skip
+
+
+def test_map_falls_back_to_the_first_element_when_zeros_do_not_fit() -> None:
+    def images():
+        for _ in range(2):
+            yield np.zeros(784, np.float32)
+
+    flat = Dataset.from_generator(
+        images, output_signature=tf.TensorSpec([None], tf.float32)
+    )
+    square = flat.map(lambda x: tf.reshape(x, (28, 28)))
+    # TensorFlow knows (28, 28); tapemagic knows the rank and leaves sizes open
+    assert repr(square.element_spec) == (
+        "TensorSpec(shape=(None, None), dtype=tf.float32, name=None)"
+    )
+    assert [e.shape for e in square.as_numpy_iterator()] == [(28, 28), (28, 28)]
+    # with every size known, a failing function fails when the dataset is built
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot reshape"):
+        Dataset.range(3).map(lambda x: tf.reshape(x, (28, 28)))
