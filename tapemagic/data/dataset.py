@@ -46,7 +46,7 @@ from ..engine import (
     dtypes,
     nest,
 )
-from ..engine.errors import InvalidArgumentError
+from ..engine.errors import InvalidArgumentError, OpError
 from ..engine.random_seed import get_seed
 from .structure import call_with_element, leaf_arrays, normalize, spec_of, trace
 
@@ -55,6 +55,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "CacheDataset",
+    "DataLossError",
     "Dataset",
     "OwnedIterator",
 ]
@@ -62,6 +63,11 @@ __all__ = [
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
 UNKNOWN_CARDINALITY = -2
+
+
+class DataLossError(OpError):
+    """Data that cannot be represented as asked (padding to a smaller size)."""
+
 
 # A chunk: the flat leaves of consecutive elements, each with a leading row axis.
 Chunk = tuple[np.ndarray, ...]
@@ -312,10 +318,57 @@ name=None)>
         size = _int64(batch_size, "batch_size")
         if size <= 0:
             raise InvalidArgumentError(
-                f"Batch size must be greater than zero, got {size}."
+                "Batch size must be greater than zero. "
+                f"Got {size}: pass how many elements make a batch."
             )
         cls = _BatchDataset if num_parallel_calls is None else _ParallelBatchDataset
         return cls(self, size, bool(drop_remainder))
+
+    def padded_batch(
+        self,
+        batch_size: Any,
+        padded_shapes: Any = None,
+        padding_values: Any = None,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
+        """Batch elements of different shapes, padding each to a common shape.
+
+        Args:
+            batch_size: elements per batch.
+            padded_shapes: the shape to pad each component to, in the element's
+                structure; a None dimension pads to the longest in the batch.
+                By default every component's own shape.
+            padding_values: the value to pad each component with (0 unless
+                given), in the element's structure.
+            drop_remainder: drop a last batch that would be smaller.
+            name: ignored; accepted for TensorFlow compatibility.
+
+        Raises:
+            ValueError: if a padded shape does not fit its component's shape.
+            InvalidArgumentError: if ``batch_size`` is not positive.
+            DataLossError: (while iterating) if an element is larger than its
+                padded shape.
+
+        Example:
+            >>> from tapemagic.engine.ops.creation import fill
+            >>> from tapemagic.engine.ops.shape import expand_dims
+            >>> ds = Dataset.range(1, 4).map(lambda x: fill(expand_dims(x, 0), x))
+            >>> for batch in ds.padded_batch(2).as_numpy_iterator():
+            ...     print(batch)
+            [[1 0]
+             [2 2]]
+            [[3 3 3]]
+        """
+        size = _int64(batch_size, "batch_size")
+        if size <= 0:
+            raise InvalidArgumentError(
+                "Batch size must be greater than zero. "
+                f"Got {size}: pass how many elements make a batch."
+            )
+        return _PaddedBatchDataset(
+            self, size, bool(drop_remainder), padded_shapes, padding_values
+        )
 
     def unbatch(self, name: str | None = None) -> Dataset:
         """Split each element along its first dimension: the inverse of batch.
@@ -361,8 +414,8 @@ name=None)>
         size = _int64(buffer_size, "buffer_size")
         if size <= 0 and size != UNKNOWN_CARDINALITY:
             raise InvalidArgumentError(
-                "buffer_size must be greater than zero or UNKNOWN_CARDINALITY, got "
-                f"{size}."
+                "buffer_size must be greater than zero or UNKNOWN_CARDINALITY. "
+                f"Got {size}: pass how many elements to draw from."
             )
         return _ShuffleDataset(self, size, seed, bool(reshuffle_each_iteration))
 
@@ -378,12 +431,12 @@ name=None)>
         """Apply ``map_func`` to every element.
 
         A tuple element is spread over the arguments: ``lambda x, y: ...``.
-        ``map_func`` is called when the dataset is built, on zeros of the input's
-        spec, to learn the structure of what it returns (TensorFlow traces it
-        then), and once per element while iterating. Where zeros of a guessed
-        size fail (a dimension of unknown size that must be 784 to reshape), it
-        is called on the input's first element instead, and the output's
-        dimensions are all left unknown.
+        ``map_func`` is called when the dataset is built, on two sample elements
+        of the input's spec (zeros, then ones), to learn the structure of what
+        it returns (TensorFlow traces it then), and once per element while
+        iterating. Where samples of a guessed size fail (a dimension of unknown
+        size that must be 784 to reshape), it is called on the input's first
+        element instead, and the output's dimensions are all left unknown.
 
         Args:
             map_func: a function of an element, returning an element (a list is
@@ -806,6 +859,13 @@ def _flatten_up_to(structure: Any, value: Any) -> list:
     return [value]
 
 
+def _minus_one_as_none(shape: Any) -> Any:
+    # in a padded shape, -1 (like None) means "the longest in the batch"
+    if isinstance(shape, (list, tuple)):
+        return [None if dim == -1 else dim for dim in shape]
+    return shape
+
+
 def _not_like(value: Any, structure: Any) -> str:
     return (
         f"`generator` yielded {value!r}, which does not match the structure of "
@@ -871,6 +931,92 @@ class _BatchDataset(_UnaryDataset):
 
 class _ParallelBatchDataset(_BatchDataset):
     pass
+
+
+class _PaddedBatchDataset(_BatchDataset):
+    def __init__(
+        self,
+        input_dataset: Dataset,
+        size: int,
+        drop: bool,
+        padded_shapes: Any,
+        padding_values: Any,
+    ) -> None:
+        spec = input_dataset.element_spec
+        leaves: list[TensorSpec] = nest.flatten(spec)
+        if padded_shapes is None:
+            shapes = [s.shape for s in leaves]
+        else:
+            given = _flatten_up_to(spec, padded_shapes)
+            shapes = [TensorSpec(_minus_one_as_none(shape)).shape for shape in given]
+        for shape, leaf in zip(shapes, leaves):
+            if shape.rank is None or (
+                leaf.shape.rank is not None and shape.rank != leaf.shape.rank
+            ):
+                raise ValueError(
+                    f"The padded shape {shape} is not compatible with the shape "
+                    f"{leaf.shape} of the corresponding input component. Give one "
+                    "size per dimension, None to pad to the longest in the batch."
+                )
+        if padding_values is None:
+            values = [0] * len(leaves)
+        elif len(leaves) == 1:
+            values = [padding_values]
+        else:
+            values = _flatten_up_to(spec, padding_values)
+        super().__init__(input_dataset, size, drop)
+        self._element_spec = nest.pack_sequence_as(
+            spec,
+            [
+                TensorSpec([size if drop else None, *shape], leaf.dtype, leaf.name)
+                for shape, leaf in zip(shapes, leaves)
+            ],
+        )
+        self._shapes = shapes
+        self._values = [
+            np.asarray(array_of(convert_to_tensor(v, leaf.dtype)))
+            for v, leaf in zip(values, leaves)
+        ]
+        # fixed shapes with nothing to pad: a plain batch, slices and all
+        self._plain = all(
+            shape.is_fully_defined() and tuple(shape) == tuple(leaf.shape)
+            for shape, leaf in zip(shapes, leaves)
+        )
+
+    def _chunks(self) -> Iterator[Chunk]:
+        if self._plain:
+            yield from super()._chunks()
+            return
+        rows: list[tuple[Any, ...]] = []
+        for row in self._input._rows():
+            rows.append(row)
+            if len(rows) == self._batch_size:
+                yield self._pad(rows)
+                rows = []
+        if rows and not self._drop:
+            yield self._pad(rows)
+
+    def _pad(self, rows: list[tuple[Any, ...]]) -> Chunk:
+        """One batch of ``rows``, each component padded to one shape."""
+        batch = []
+        for j, (shape, value) in enumerate(zip(self._shapes, self._values)):
+            parts = [np.asarray(row[j]) for row in rows]
+            longest = np.max([part.shape for part in parts], axis=0, initial=0)
+            target = [
+                int(n) if size is None else size for size, n in zip(shape, longest)
+            ]
+            if any(p.shape[d] > n for p in parts for d, n in enumerate(target)):
+                raise DataLossError(
+                    "Attempted to pad to a smaller size than the input element. "
+                    f"An element of shape {max(p.shape for p in parts)} does not "
+                    f"fit the padded shape {shape}: give a larger padded shape, "
+                    "or None to pad to the longest element."
+                )
+            out = np.full((len(parts), *target), value, dtype=parts[0].dtype)
+            for i, part in enumerate(parts):
+                out[(i, *(slice(0, n) for n in part.shape))] = part
+            batch.append(out[None])
+        return tuple(batch)
 
 
 class _UnbatchDataset(_UnaryDataset):

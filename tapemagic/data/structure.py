@@ -117,21 +117,24 @@ def call_with_element(fn: Callable, element: Any, *extra: Any) -> Any:
     return fn(*extra, element)
 
 
-# Sizes a traced function sees for a dimension of unknown size. Two different
-# sizes reveal which output dimensions follow it: those become None too. They
-# are multiples of 2, 3, 4 and 6, so reshapes such as [-1, 4] still work.
-_TRACE_SIZES = (12, 24)
+# Two sample elements a traced function sees: (fill value, size of a dimension
+# of unknown size). Output dimensions that differ between them follow a size or
+# a value (tf.range(x), tf.fill([x], x)) and become None, as TensorFlow leaves
+# them unknown. The sizes are multiples of 2, 3, 4 and 6, so reshapes such as
+# [-1, 4] still work; the values are small enough to index a lookup table.
+_SAMPLES = ((0, 12), (1, 24))
 
 
 def trace(fn: Callable, spec: Any) -> Any:
     """The spec of what ``fn`` returns for an element of ``spec``.
 
     TensorFlow traces ``map`` and ``filter`` functions into a graph once, when
-    the dataset is built. tapemagic has no graphs: it calls ``fn`` on an element
-    of zeros of the spec's shapes instead (twice when a dimension is None, with
-    two sizes, and output dimensions that differ between the calls become None).
-    The function's Python side effects happen then too, as TensorFlow's do when
-    it traces.
+    the dataset is built. tapemagic has no graphs: it calls ``fn`` on two sample
+    elements of the spec's shapes instead, one of zeros and one of ones (with
+    different sizes for a None dimension), and output dimensions that differ
+    between the two become None. The function's Python side effects happen then
+    too, as TensorFlow's do when it traces. If only the sample of ones fails,
+    the zeros' output stands alone.
 
     Args:
         fn: the function, called as :func:`call_with_element` calls it.
@@ -140,18 +143,24 @@ def trace(fn: Callable, spec: Any) -> Any:
     Returns:
         The element spec of its output (a top-level list read as a tuple).
 
+    Raises:
+        Exception: whatever ``fn`` raises on the sample of zeros.
+
     Example:
         >>> trace(lambda x: x * 2, TensorSpec([None, 3]))
         TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
     """
     leaves = nest.flatten(spec)
-    unknown = any(s.shape.rank is None or None in s.shape for s in leaves)
     specs = []
-    for size in _TRACE_SIZES[: 2 if unknown else 1]:
-        dummy = nest.pack_sequence_as(spec, [_zeros(s, size) for s in leaves])
-        specs.append(spec_of(normalize(call_with_element(fn, dummy), True)))
-    if len(specs) == 1:
-        return specs[0]
+    for value, size in _SAMPLES:
+        sample = [_filled(s, value, size) for s in leaves]
+        try:
+            out = call_with_element(fn, nest.pack_sequence_as(spec, sample))
+        except Exception:
+            if specs:
+                return specs[0]
+            raise
+        specs.append(spec_of(normalize(out, True)))
     first, second = (nest.flatten(s) for s in specs)
     if len(first) != len(second):
         return specs[0]
@@ -159,7 +168,7 @@ def trace(fn: Callable, spec: Any) -> Any:
     return nest.pack_sequence_as(specs[0], merged)
 
 
-def _zeros(spec: TensorSpec, size: int) -> Any:
+def _filled(spec: TensorSpec, value: int, size: int) -> Any:
     shape = [size] if spec.shape.rank is None else spec.shape
     dims = [size if dim is None else dim for dim in shape]
-    return convert_to_tensor(np.zeros(dims, spec.dtype.as_numpy_dtype))
+    return convert_to_tensor(np.full(dims, value, spec.dtype.as_numpy_dtype))

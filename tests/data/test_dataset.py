@@ -314,3 +314,21 @@ def test_map_falls_back_to_the_first_element_when_zeros_do_not_fit() -> None:
     # with every size known, a failing function fails when the dataset is built
     with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot reshape"):
         Dataset.range(3).map(lambda x: tf.reshape(x, (28, 28)))
+
+
+def test_map_leaves_value_dependent_sizes_unknown() -> None:
+    ranges = Dataset.range(1, 4).map(lambda x: tf.range(x))
+    assert ranges.element_spec.shape.as_list() == [None]
+    assert [len(r) for r in ranges.as_numpy_iterator()] == [1, 2, 3]
+    calls = []
+    Dataset.range(3).map(lambda x: calls.append(int(x)) or x)
+    assert calls == [0, 1]  # the two sample elements: zeros, then ones
+
+
+def test_padded_batch_of_fixed_shapes_is_a_plain_batch() -> None:
+    source = np.arange(12).reshape(6, 2)
+    ds = Dataset.from_tensor_slices(source)
+    batches = list(ds.padded_batch(4))
+    assert np.shares_memory(array_of(batches[0]), ds._arrays[0])
+    padded = list(ds.padded_batch(4, padded_shapes=[3]).as_numpy_iterator())
+    assert padded[1].tolist() == [[8, 9, 0], [10, 11, 0]]

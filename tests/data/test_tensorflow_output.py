@@ -470,3 +470,74 @@ TypeError: `output_signature` must contain objects that are subclass of `tf.Type
 <_TensorSliceDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.float64, name=None)}>
 (np.int32(0), array([0., 0.], dtype=float32))
 """  # noqa: E501
+
+
+def test_padded_batch(capsys) -> None:
+    """padded_batch as TensorFlow's API page shows it (``tf.fill`` takes its
+    shape as a tensor here), and its errors."""
+
+    def attempt(f):
+        try:
+            print(f())
+        except Exception as e:
+            print(
+                type(e).__name__ + ":", str(e).split("\n")[0].split(". ")[0].rstrip(".")
+            )
+
+    A = tf.data.Dataset.range(1, 6, output_type=tf.int32).map(
+        lambda x: tf.fill(tf.expand_dims(x, 0), x)
+    )
+    print(A)
+    B = A.padded_batch(2)
+    print(B)
+    for element in B.as_numpy_iterator():
+        print(element)
+    C = A.padded_batch(2, padded_shapes=5)
+    print(C)
+    print(list(C.as_numpy_iterator())[0])
+    D = A.padded_batch(2, padded_shapes=[None], padding_values=-1, drop_remainder=True)
+    print(D, D.cardinality())
+    print(list(D.as_numpy_iterator()))
+    E = tf.data.Dataset.zip((A, A.map(lambda x: tf.cast(x, tf.float32)))).padded_batch(
+        2, padding_values=(0, 0.5)
+    )
+    print(E)
+    print(list(E.take(1).as_numpy_iterator()))
+    attempt(lambda: list(A.padded_batch(2, padded_shapes=3)))
+    attempt(lambda: A.padded_batch(2, padded_shapes=[3, 3]))
+    F = tf.data.Dataset.from_tensor_slices({"a": [[1, 2], [3, 4]]}).padded_batch(
+        2, padded_shapes={"a": [4]}
+    )
+    print(F, list(F.as_numpy_iterator()))
+    G = tf.data.Dataset.range(3).padded_batch(2)
+    print(G, list(G.as_numpy_iterator()))
+    attempt(lambda: A.padded_batch(0))
+    assert capsys.readouterr().out == PADDED_BATCH_OUTPUT
+
+
+PADDED_BATCH_OUTPUT = """\
+<_MapDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int32, name=None)>
+<_PaddedBatchDataset element_spec=TensorSpec(shape=(None, None), dtype=tf.int32, name=None)>
+[[1 0]
+ [2 2]]
+[[3 3 3 0]
+ [4 4 4 4]]
+[[5 5 5 5 5]]
+<_PaddedBatchDataset element_spec=TensorSpec(shape=(None, 5), dtype=tf.int32, name=None)>
+[[1 0 0 0 0]
+ [2 2 0 0 0]]
+<_PaddedBatchDataset element_spec=TensorSpec(shape=(2, None), dtype=tf.int32, name=None)> tf.Tensor(2, shape=(), dtype=int64)
+[array([[ 1, -1],
+       [ 2,  2]], dtype=int32), array([[ 3,  3,  3, -1],
+       [ 4,  4,  4,  4]], dtype=int32)]
+<_PaddedBatchDataset element_spec=(TensorSpec(shape=(None, None), dtype=tf.int32, name=None), TensorSpec(shape=(None, None), dtype=tf.float32, name=None))>
+[(array([[1, 0],
+       [2, 2]], dtype=int32), array([[1. , 0.5],
+       [2. , 2. ]], dtype=float32))]
+DataLossError: Attempted to pad to a smaller size than the input element
+ValueError: The padded shape (3, 3) is not compatible with the shape (None,) of the corresponding input component
+<_PaddedBatchDataset element_spec={'a': TensorSpec(shape=(None, 4), dtype=tf.int32, name=None)}> [{'a': array([[1, 2, 0, 0],
+       [3, 4, 0, 0]], dtype=int32)}]
+<_PaddedBatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)> [array([0, 1]), array([2])]
+InvalidArgumentError: Batch size must be greater than zero
+"""  # noqa: E501
