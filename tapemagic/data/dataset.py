@@ -713,7 +713,12 @@ class OwnedIterator:
         return self._dataset._element(next(self._rows))
 
     def get_next(self) -> Any:
-        """The next element; raises StopIteration at the end (``OutOfRange``)."""
+        """The next element; raises StopIteration at the end.
+
+        Example:
+            >>> iter(Dataset.range(3).skip(2)).get_next().numpy()
+            np.int64(2)
+        """
         return next(self)
 
     next = __next__

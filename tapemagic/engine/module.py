@@ -143,7 +143,14 @@ class Module:
 
     @property
     def name(self) -> str:
-        """The module's name, without its enclosing scopes."""
+        """The module's name, without its enclosing scopes.
+
+        Example:
+            >>> with name_scope("outer"):
+            ...     m = Module(name="inner")
+            >>> m.name, m.name_scope.name
+            ('inner', 'outer/inner/')
+        """
         return self._name
 
     @property
@@ -165,12 +172,26 @@ class Module:
 
     @property
     def trainable_variables(self) -> tuple[Variable, ...]:
-        """The variables made with ``trainable=True``."""
+        """The variables made with ``trainable=True``.
+
+        Example:
+            >>> m = Module()
+            >>> m.w, m.steps = Variable(1.0, name="w"), Variable(0, trainable=False)
+            >>> [v.name for v in m.trainable_variables]
+            ['w:0']
+        """
         return tuple(self._flatten(predicate=_is_trainable))
 
     @property
     def non_trainable_variables(self) -> tuple[Variable, ...]:
-        """The variables made with ``trainable=False``."""
+        """The variables made with ``trainable=False``.
+
+        Example:
+            >>> m = Module()
+            >>> m.w, m.steps = Variable(1.0, name="w"), Variable(0, trainable=False)
+            >>> [v.name for v in m.non_trainable_variables]
+            ['Variable:0']
+        """
         return tuple(self._flatten(predicate=_is_non_trainable))
 
     @property
