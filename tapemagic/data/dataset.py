@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import math
 import numbers
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -792,7 +791,7 @@ class _RangeDataset(Dataset):
         super().__init__(TensorSpec([], dtype))
         self._start, self._stop, self._step = start, stop, step
         self._np_dtype = np.dtype(dtype.as_numpy_dtype)
-        self._count = max(0, math.ceil((stop - start) / step))
+        self._count = max(0, -((start - stop) // step))  # exact ceil, any size
 
     def _chunks(self) -> Iterator[Chunk]:
         for first in builtins.range(0, self._count, _BLOCK):
@@ -800,10 +799,15 @@ class _RangeDataset(Dataset):
             yield self._gather(indices)
 
     def _cardinality(self) -> int:
+        # TensorFlow counts a range up to the largest int64 as infinite
+        # (enumerate() zips with one)
+        if self._stop == _INT64_MAX and self._step > 0:
+            return INFINITE_CARDINALITY
         return self._count
 
-    def _size(self) -> int:
-        return self._count
+    def _size(self) -> int | None:
+        count = self._cardinality()
+        return None if count == INFINITE_CARDINALITY else count
 
     def _gather(self, indices: np.ndarray) -> Chunk:
         values = self._start + self._step * indices.astype(np.int64)

@@ -332,3 +332,14 @@ def test_padded_batch_of_fixed_shapes_is_a_plain_batch() -> None:
     assert np.shares_memory(array_of(batches[0]), ds._arrays[0])
     padded = list(ds.padded_batch(4, padded_shapes=[3]).as_numpy_iterator())
     assert padded[1].tolist() == [[8, 9, 0], [10, 11, 0]]
+
+
+def test_range_cardinality_as_tensorflow_counts_it() -> None:
+    r = Dataset.range(10)
+    # TensorFlow 2.21 prints -1, 2, -1, 0, 4 for these
+    assert int(r.repeat().enumerate().cardinality()) == -1
+    assert int(r.repeat().enumerate(5).take(2).cardinality()) == 2
+    assert int(Dataset.range(0, 2**63 - 1, 3).cardinality()) == -1
+    assert int(Dataset.range(-5, 5, -1).cardinality()) == 0
+    assert int(Dataset.range(5, -5, -3).cardinality()) == 4
+    assert _values(Dataset.range(5, -5, -3)) == [5, 2, -1, -4]
