@@ -30,6 +30,7 @@ from __future__ import annotations
 import builtins
 import itertools
 import numbers
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -47,7 +48,14 @@ from ..engine import (
 )
 from ..engine.errors import InvalidArgumentError, OpError
 from ..engine.random_seed import get_seed
-from .structure import call_with_element, leaf_arrays, normalize, spec_of, trace
+from .structure import (
+    call_with_element,
+    leaf_arrays,
+    normalize,
+    sample_of,
+    spec_of,
+    trace,
+)
 
 __all__ = [
     "AUTOTUNE",
@@ -56,6 +64,7 @@ __all__ = [
     "CacheDataset",
     "DataLossError",
     "Dataset",
+    "DatasetSpec",
     "OwnedIterator",
 ]
 
@@ -233,7 +242,7 @@ name=None)>
         arguments = tuple(
             _numpy_value(array_of(convert_to_tensor(a))) for a in (args or ())
         )
-        return _FlatMapDataset(output_signature, generator, arguments)
+        return _GeneratorDataset(output_signature, generator, arguments)
 
     @staticmethod
     def range(*args: Any, output_type: Any = None, name: str | None = None) -> Dataset:
@@ -449,7 +458,7 @@ name=None)>
             >>> list(ds.map(lambda x, y: x + y).as_numpy_iterator())
             [np.int32(4), np.int32(6)]
         """
-        spec = _output_spec(map_func, self)
+        spec = _output_spec(map_func, self, "map")
         cls = _MapDataset if num_parallel_calls is None else _ParallelMapDataset
         return cls(self, map_func, spec)
 
@@ -464,16 +473,7 @@ name=None)>
             >>> list(ds.as_numpy_iterator())
             [np.int64(0), np.int64(2), np.int64(4)]
         """
-        returned = _output_spec(predicate, self)
-        if not (
-            isinstance(returned, TensorSpec)
-            and returned.dtype == dtypes.bool
-            and returned.shape.rank == 0
-        ):
-            raise ValueError(
-                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                f"tensor, but its return type is {returned!r}."
-            )
+        _check_predicate(_output_spec(predicate, self, "filter"))
         return _FilterDataset(self, predicate)
 
     def repeat(self, count: Any = None, name: str | None = None) -> Dataset:
@@ -562,6 +562,162 @@ name=None)>
             np.int64(2)
         """
         return transformation_func(self)
+
+    def window(
+        self,
+        size: Any,
+        shift: Any = None,
+        stride: Any = 1,
+        drop_remainder: bool = False,
+        name: str | None = None,
+    ) -> Dataset:
+        """Group elements into windows, each a dataset (one per component).
+
+        Window ``i`` holds the elements ``i * shift + k * stride`` for
+        ``k < size``. Turn windows back into tensors with ``flat_map``:
+        ``ds.window(5, shift=1).flat_map(lambda w: w.batch(5))``.
+
+        Args:
+            size: elements per window.
+            shift: how far each window starts after the previous one; ``size``
+                by default.
+            stride: the step between the elements of a window.
+            drop_remainder: drop the windows at the end that hold fewer than
+                ``size`` elements.
+            name: ignored; accepted for TensorFlow compatibility.
+
+        Raises:
+            InvalidArgumentError: if ``size``, ``shift`` or ``stride`` is not
+                positive.
+
+        Example:
+            >>> windows = Dataset.range(5).window(3, shift=1, drop_remainder=True)
+            >>> [w.tolist() for w in windows.flat_map(lambda w: w.batch(3))
+            ...  .as_numpy_iterator()]
+            [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
+        """
+        counts = {"Window size": _int64(size, "size")}
+        counts["Shift"] = (
+            counts["Window size"] if shift is None else _int64(shift, "shift")
+        )
+        counts["Stride"] = _int64(stride, "stride")
+        for what, count in counts.items():
+            if count <= 0:
+                raise InvalidArgumentError(
+                    f"{what} must be greater than zero. Got {count}."
+                )
+        return _WindowDataset(self, *counts.values(), bool(drop_remainder))
+
+    def flat_map(self, map_func: Callable, name: str | None = None) -> Dataset:
+        """Map each element to a dataset, and chain those datasets' elements.
+
+        Raises:
+            TypeError: if ``map_func`` does not return a dataset.
+
+        Example:
+            >>> ds = Dataset.from_tensor_slices([[1, 2], [3, 4]])
+            >>> list(ds.flat_map(Dataset.from_tensor_slices).as_numpy_iterator())
+            [np.int32(1), np.int32(2), np.int32(3), np.int32(4)]
+        """
+        return _FlatMapDataset(self, map_func, _dataset_spec(map_func, self))
+
+    def interleave(
+        self,
+        map_func: Callable,
+        cycle_length: Any = None,
+        block_length: Any = None,
+        num_parallel_calls: Any = None,
+        deterministic: Any = None,
+        name: str | None = None,
+    ) -> Dataset:
+        """Map each element to a dataset, and take turns among ``cycle_length``
+        of them, ``block_length`` elements at a time.
+
+        Args:
+            map_func: a function of an element, returning a dataset.
+            cycle_length: how many datasets are open at once; by default the
+                number of CPU cores, as TensorFlow decides on its own.
+            block_length: elements taken from one dataset per turn; 1 unless
+                given.
+            num_parallel_calls, deterministic: accepted; one thread runs
+                everything, always in the deterministic order.
+            name: ignored; accepted for TensorFlow compatibility.
+
+        Example:
+            >>> ds = Dataset.range(1, 4).interleave(
+            ...     lambda x: Dataset.from_tensors(x).repeat(3),
+            ...     cycle_length=2, block_length=2)
+            >>> [int(x) for x in ds.as_numpy_iterator()]
+            [1, 1, 2, 2, 1, 2, 3, 3, 3]
+        """
+        cycle = AUTOTUNE if cycle_length is None else _int64(cycle_length, "cycle")
+        if cycle == AUTOTUNE:
+            cycle = _cpu_cores()
+        block = 1 if block_length is None else _int64(block_length, "block_length")
+        if cycle <= 0 or block <= 0:
+            raise InvalidArgumentError(
+                "cycle_length and block_length must be greater than zero. Got "
+                f"{cycle} and {block}."
+            )
+        cls = (
+            _InterleaveDataset
+            if num_parallel_calls is None
+            else _ParallelInterleaveDataset
+        )
+        return cls(self, map_func, _dataset_spec(map_func, self), cycle, block)
+
+    def take_while(self, predicate: Callable, name: str | None = None) -> Dataset:
+        """The elements up to the first for which ``predicate`` is False.
+
+        Example:
+            >>> ds = Dataset.range(10).take_while(lambda x: x < 3)
+            >>> list(ds.as_numpy_iterator())
+            [np.int64(0), np.int64(1), np.int64(2)]
+        """
+        _check_predicate(_output_spec(predicate, self, "take_while"))
+        return _TakeWhileDataset(self, predicate)
+
+    def shard(self, num_shards: Any, index: Any, name: str | None = None) -> Dataset:
+        """Every ``num_shards``-th element, starting at ``index``.
+
+        Raises:
+            InvalidArgumentError: unless ``0 <= index < num_shards``.
+
+        Example:
+            >>> list(Dataset.range(7).shard(3, 1).as_numpy_iterator())
+            [np.int64(1), np.int64(4)]
+        """
+        shards, first = _int64(num_shards, "num_shards"), _int64(index, "index")
+        if shards <= 0 or not 0 <= first < shards:
+            raise InvalidArgumentError(
+                f"Index must be between 0 and {shards - 1} (inclusive), and "
+                f"num_shards must be positive. Got index={first}, "
+                f"num_shards={shards}."
+            )
+        return _ShardDataset(self, shards, first)
+
+    def get_single_element(self, name: str | None = None) -> Any:
+        """The one element of a dataset that has exactly one.
+
+        Raises:
+            InvalidArgumentError: if the dataset is empty or has more elements.
+
+        Example:
+            >>> Dataset.range(5).skip(4).get_single_element().numpy()
+            np.int64(4)
+        """
+        rows = self._rows()
+        first = next(rows, None)
+        if first is None:
+            raise InvalidArgumentError(
+                "Dataset was empty. get_single_element() needs exactly one element."
+            )
+        if next(rows, None) is not None:
+            raise InvalidArgumentError(
+                "Dataset had more than one element. Take one first: "
+                "ds.take(1).get_single_element()."
+            )
+        return self._element(first)
 
     # -- reading -----------------------------------------------------------------
     @property
@@ -654,8 +810,12 @@ name=None)>
                     )
         return state
 
+    # The class name TensorFlow prints, where it differs from the class's own.
+    _printed_as: str | None = None
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} element_spec={self._element_spec!r}>"
+        name = self._printed_as or type(self).__name__
+        return f"<{name} element_spec={self._element_spec!r}>"
 
     # -- running -------------------------------------------------------------------
     def _rows(self) -> Iterator[tuple[Any, ...]]:
@@ -665,13 +825,19 @@ name=None)>
                 yield tuple(array[i] for array in chunk)
 
     def _element(self, leaves: tuple[Any, ...]) -> Any:
+        # datasets (windows) stay as they are; everything else becomes a tensor
         return nest.pack_sequence_as(
-            self._element_spec, [convert_to_tensor(leaf) for leaf in leaves]
+            self._element_spec,
+            [
+                leaf if isinstance(leaf, Dataset) else convert_to_tensor(leaf)
+                for leaf in leaves
+            ],
         )
 
 
-def _output_spec(fn: Callable, dataset: Dataset) -> Any:
+def _output_spec(fn: Callable, dataset: Dataset, step: str) -> Any:
     """The spec of what ``fn`` returns for the elements of ``dataset``."""
+    _require_tensors(dataset, step)
     spec = dataset.element_spec
     try:
         return trace(fn, spec)
@@ -814,8 +980,10 @@ class _RangeDataset(Dataset):
         return (values.astype(self._np_dtype),)
 
 
-class _FlatMapDataset(Dataset):
+class _GeneratorDataset(Dataset):
     """What ``from_generator`` builds (TensorFlow builds it on ``flat_map``)."""
+
+    _printed_as = "_FlatMapDataset"
 
     def __init__(self, spec: Any, generator: Callable, arguments: tuple) -> None:
         super().__init__(spec)
@@ -896,6 +1064,7 @@ class _UnaryDataset(Dataset):
 
 class _BatchDataset(_UnaryDataset):
     def __init__(self, input_dataset: Dataset, size: int, drop: bool) -> None:
+        _require_tensors(input_dataset, "batch")
         batch = size if drop else None
         spec = nest.map_structure(
             lambda s: TensorSpec(
@@ -951,6 +1120,7 @@ class _PaddedBatchDataset(_BatchDataset):
         padded_shapes: Any,
         padding_values: Any,
     ) -> None:
+        _require_tensors(input_dataset, "padded_batch")
         spec = input_dataset.element_spec
         leaves: list[TensorSpec] = nest.flatten(spec)
         if padded_shapes is None:
@@ -1030,6 +1200,7 @@ class _PaddedBatchDataset(_BatchDataset):
 
 class _UnbatchDataset(_UnaryDataset):
     def __init__(self, input_dataset: Dataset) -> None:
+        _require_tensors(input_dataset, "unbatch")
         leaves = nest.flatten(input_dataset.element_spec)
         if any(s.shape.rank == 0 for s in leaves):
             raise ValueError("Cannot unbatch an input with scalar components.")
@@ -1096,7 +1267,7 @@ class _ShuffleDataset(_UnaryDataset):
                 yield self._input._gather(order[first : first + _BLOCK])
             return
         for row in _buffer_shuffle(self._input._rows(), self._buffer_size, rng):
-            yield tuple(np.expand_dims(leaf, 0) for leaf in row)
+            yield tuple(_one_row(leaf) for leaf in row)
 
 
 def _shuffled_order(size: int, buffer_size: int, rng: np.random.Generator) -> Any:
@@ -1165,7 +1336,7 @@ class _FilterDataset(_UnaryDataset):
         for row in source._rows():
             keep = call_with_element(self._predicate, source._element(row))
             if bool(array_of(convert_to_tensor(keep))):
-                yield tuple(np.expand_dims(leaf, 0) for leaf in row)
+                yield tuple(_one_row(leaf) for leaf in row)
 
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
@@ -1390,6 +1561,258 @@ def _structure_key(spec: Any) -> Any:
     if isinstance(spec, tuple):
         return (type(spec), tuple(_structure_key(item) for item in spec))
     return "leaf"
+
+
+# -- datasets of datasets --------------------------------------------------------
+
+
+class DatasetSpec:
+    """The spec of an element that is itself a dataset (a window).
+
+    Example:
+        >>> Dataset.range(3).window(2).element_spec
+        DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))
+    """
+
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()) -> None:
+        self._element_spec = element_spec
+        self._dataset_shape = TensorShape(dataset_shape)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    @property
+    def value_type(self) -> type:
+        return Dataset
+
+    def most_specific_common_supertype(self, others: list) -> DatasetSpec | None:
+        return self if all(other == self for other in others) else None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DatasetSpec):
+            return NotImplemented
+        return (self._element_spec, self._dataset_shape) == (
+            other._element_spec,
+            other._dataset_shape,
+        )
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
+
+
+class _VariantDataset(_TensorSliceDataset):
+    """One window: its component's rows, as a dataset."""
+
+
+class _WindowDataset(_UnaryDataset):
+    def __init__(
+        self, input_dataset: Dataset, size: int, shift: int, stride: int, drop: bool
+    ) -> None:
+        _require_tensors(input_dataset, "window")
+        spec = nest.map_structure(DatasetSpec, input_dataset.element_spec)
+        super().__init__(input_dataset, spec)
+        self._size, self._shift, self._stride, self._drop = size, shift, stride, drop
+        self._leaf_specs: list[TensorSpec] = nest.flatten(input_dataset.element_spec)
+
+    def _chunks(self) -> Iterator[Chunk]:
+        rows = self._input._rows()
+        buffer: list[tuple[Any, ...]] = []  # rows from `first` on
+        first, start = 0, 0
+        span = (self._size - 1) * self._stride + 1  # rows a full window covers
+        ended = False
+        while True:
+            while not ended and first + len(buffer) < start + span:
+                row = next(rows, None)
+                if row is None:
+                    ended = True
+                else:
+                    buffer.append(row)
+            window = buffer[start - first : start - first + span : self._stride]
+            if not window or (self._drop and len(window) < self._size):
+                return
+            yield tuple(
+                _one_row(self._window(j, window)) for j in range(len(window[0]))
+            )
+            start += self._shift
+            del buffer[: max(0, start - first)]
+            first = max(first, start)
+
+    def _window(self, j: int, window: list[tuple[Any, ...]]) -> Dataset:
+        arrays = (_frozen(np.stack([row[j] for row in window])),)
+        return _VariantDataset(self._leaf_specs[j], arrays)
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        if not self._drop:
+            return -(-n // self._shift)
+        span = (self._size - 1) * self._stride + 1
+        return 0 if n < span else (n - span) // self._shift + 1
+
+
+class _FlatMapDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, fn: Callable, spec: Any) -> None:
+        super().__init__(input_dataset, spec)
+        self._fn = fn
+
+    def _datasets(self) -> Iterator[Dataset]:
+        source = self._input
+        for row in source._rows():
+            yield _returned_dataset(call_with_element(self._fn, source._element(row)))
+
+    def _chunks(self) -> Iterator[Chunk]:
+        for dataset in self._datasets():
+            yield from dataset._chunks()
+
+    def _cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+
+class _InterleaveDataset(_FlatMapDataset):
+    def __init__(
+        self, input_dataset: Dataset, fn: Callable, spec: Any, cycle: int, block: int
+    ) -> None:
+        super().__init__(input_dataset, fn, spec)
+        self._cycle, self._block = cycle, block
+
+    def _chunks(self) -> Iterator[Chunk]:
+        # TensorFlow's order: take `block` rows from each of `cycle` open
+        # datasets in turn; a slot whose dataset ends opens the next one.
+        datasets = self._datasets()
+        slots: list[Iterator[tuple[Any, ...]] | None] = [None] * self._cycle
+        index, taken, open_slots, exhausted = 0, 0, 0, False
+        while True:
+            slot = slots[index]
+            if slot is None and not exhausted:
+                dataset = next(datasets, None)
+                if dataset is None:
+                    exhausted = True
+                else:
+                    slots[index] = dataset._rows()
+                    open_slots += 1
+                continue
+            row = None if slot is None else next(slot, None)
+            if row is not None:
+                yield tuple(_one_row(leaf) for leaf in row)
+                taken += 1
+                if taken < self._block:
+                    continue
+            elif slot is not None:
+                slots[index] = None
+                open_slots -= 1
+            elif exhausted and not open_slots:
+                return
+            index, taken = (index + 1) % self._cycle, 0
+
+
+class _ParallelInterleaveDataset(_InterleaveDataset):
+    pass
+
+
+class _TakeWhileDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, predicate: Callable) -> None:
+        super().__init__(input_dataset)
+        self._predicate = predicate
+
+    def _chunks(self) -> Iterator[Chunk]:
+        source = self._input
+        for row in source._rows():
+            keep = call_with_element(self._predicate, source._element(row))
+            if not bool(array_of(convert_to_tensor(keep))):
+                return
+            yield tuple(_one_row(leaf) for leaf in row)
+
+    def _cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+
+class _ShardDataset(_UnaryDataset):
+    def __init__(self, input_dataset: Dataset, shards: int, index: int) -> None:
+        super().__init__(input_dataset)
+        self._shards, self._index = shards, index
+
+    def _chunks(self) -> Iterator[Chunk]:
+        position = 0  # of the chunk's first row in the input
+        for chunk in self._input._chunks():
+            rows = len(chunk[0])
+            offset = (self._index - position) % self._shards
+            if offset < rows:
+                yield tuple(array[offset :: self._shards] for array in chunk)
+            position += rows
+
+    def _cardinality(self) -> int:
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return n // self._shards + (1 if self._index < n % self._shards else 0)
+
+
+def _dataset_spec(fn: Callable, dataset: Dataset) -> Any:
+    """The element spec of the datasets ``fn`` returns for ``dataset``'s elements."""
+    return trace(
+        fn,
+        dataset.element_spec,
+        sample=_sample_leaf,
+        describe=lambda out: _returned_dataset(out).element_spec,
+    )
+
+
+def _sample_leaf(spec: Any, value: int, size: int) -> Any:
+    if isinstance(spec, DatasetSpec):
+        leaves = [sample_of(s, value, size) for s in nest.flatten(spec.element_spec)]
+        return Dataset.from_tensors(nest.pack_sequence_as(spec.element_spec, leaves))
+    return sample_of(spec, value, size)
+
+
+def _returned_dataset(value: Any) -> Dataset:
+    if not isinstance(value, Dataset):
+        raise TypeError(
+            f"`map_func` must return a `Dataset` object. Got {type(value)}: return "
+            "a dataset, e.g. tf.data.Dataset.from_tensor_slices(x)."
+        )
+    return value
+
+
+def _check_predicate(returned: Any) -> None:
+    if not (
+        isinstance(returned, TensorSpec)
+        and returned.dtype == dtypes.bool
+        and returned.shape.rank == 0
+    ):
+        raise ValueError(
+            "Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+            f"tensor, but its return type is {returned!r}."
+        )
+
+
+def _require_tensors(dataset: Dataset, step: str) -> None:
+    """Refuse a step that needs tensors on a dataset of windows."""
+    if any(isinstance(s, DatasetSpec) for s in nest.flatten(dataset.element_spec)):
+        raise TypeError(
+            f"{step}() of a dataset of windows is not supported: turn each window "
+            "into tensors first, e.g. ds.window(5).flat_map(lambda w: w.batch(5))."
+        )
+
+
+def _one_row(leaf: Any) -> np.ndarray:
+    """A one-row chunk leaf holding ``leaf`` (a NumPy value, or a dataset)."""
+    if isinstance(leaf, Dataset):
+        row = np.empty(1, dtype=object)
+        row[0] = leaf
+        return row
+    return np.expand_dims(leaf, 0)
+
+
+def _cpu_cores() -> int:
+    # TensorFlow's default cycle_length: the cores this process may run on
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 # -- helpers ----------------------------------------------------------------------

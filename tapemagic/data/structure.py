@@ -27,6 +27,7 @@ __all__ = [
     "call_with_element",
     "leaf_arrays",
     "normalize",
+    "sample_of",
     "spec_of",
     "trace",
 ]
@@ -125,7 +126,12 @@ def call_with_element(fn: Callable, element: Any, *extra: Any) -> Any:
 _SAMPLES = ((0, 12), (1, 24))
 
 
-def trace(fn: Callable, spec: Any) -> Any:
+def trace(
+    fn: Callable,
+    spec: Any,
+    sample: Callable[[Any, int, int], Any] | None = None,
+    describe: Callable[[Any], Any] | None = None,
+) -> Any:
     """The spec of what ``fn`` returns for an element of ``spec``.
 
     TensorFlow traces ``map`` and ``filter`` functions into a graph once, when
@@ -139,9 +145,13 @@ def trace(fn: Callable, spec: Any) -> Any:
     Args:
         fn: the function, called as :func:`call_with_element` calls it.
         spec: the element spec of its input.
+        sample: makes a sample leaf from a leaf spec, a fill value and a size
+            for unknown dimensions; zeros or ones of the spec by default.
+        describe: the spec of what ``fn`` returned; by default, of the element
+            it returned (a top-level list read as a tuple).
 
     Returns:
-        The element spec of its output (a top-level list read as a tuple).
+        The element spec of its output.
 
     Raises:
         Exception: whatever ``fn`` raises on the sample of zeros.
@@ -150,17 +160,19 @@ def trace(fn: Callable, spec: Any) -> Any:
         >>> trace(lambda x: x * 2, TensorSpec([None, 3]))
         TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)
     """
+    sample = sample or sample_of
+    describe = describe or _element_spec_of
     leaves = nest.flatten(spec)
     specs = []
     for value, size in _SAMPLES:
-        sample = [_filled(s, value, size) for s in leaves]
+        element = [sample(s, value, size) for s in leaves]
         try:
-            out = call_with_element(fn, nest.pack_sequence_as(spec, sample))
+            out = call_with_element(fn, nest.pack_sequence_as(spec, element))
         except Exception:
             if specs:
                 return specs[0]
             raise
-        specs.append(spec_of(normalize(out, True)))
+        specs.append(describe(out))
     first, second = (nest.flatten(s) for s in specs)
     if len(first) != len(second):
         return specs[0]
@@ -168,7 +180,18 @@ def trace(fn: Callable, spec: Any) -> Any:
     return nest.pack_sequence_as(specs[0], merged)
 
 
-def _filled(spec: TensorSpec, value: int, size: int) -> Any:
+def _element_spec_of(out: Any) -> Any:
+    return spec_of(normalize(out, True))
+
+
+def sample_of(spec: TensorSpec, value: int, size: int) -> Any:
+    """A sample tensor of ``spec``, filled with ``value``; an unknown dimension
+    (or rank) takes ``size``.
+
+    Example:
+        >>> sample_of(TensorSpec([None, 2]), 1, 3).shape
+        TensorShape([3, 2])
+    """
     shape = [size] if spec.shape.rank is None else spec.shape
     dims = [size if dim is None else dim for dim in shape]
     return convert_to_tensor(np.full(dims, value, spec.dtype.as_numpy_dtype))

@@ -343,3 +343,52 @@ def test_range_cardinality_as_tensorflow_counts_it() -> None:
     assert int(Dataset.range(-5, 5, -1).cardinality()) == 0
     assert int(Dataset.range(5, -5, -3).cardinality()) == 4
     assert _values(Dataset.range(5, -5, -3)) == [5, 2, -1, -4]
+
+
+@pytest.mark.parametrize("step", ["batch", "padded_batch", "unbatch", "map", "filter"])
+def test_steps_that_need_tensors_refuse_windows(step) -> None:
+    windows = Dataset.range(6).window(2)
+    call = {
+        "batch": lambda: windows.batch(2),
+        "padded_batch": lambda: windows.padded_batch(2),
+        "unbatch": lambda: windows.unbatch(),
+        "map": lambda: windows.map(lambda w: w),
+        "filter": lambda: windows.filter(lambda w: True),
+    }[step]
+    with pytest.raises(TypeError, match=rf"{step}\(\) of a dataset of windows"):
+        call()
+
+
+def test_windows_pass_through_generic_steps() -> None:
+    windows = Dataset.range(6).window(2).skip(1).repeat(2).shuffle(10, seed=0)
+    rows = sorted(w.tolist() for w in windows.flat_map(lambda w: w.batch(2))
+                  .as_numpy_iterator())  # fmt: skip
+    assert rows == [[2, 3], [2, 3], [4, 5], [4, 5]]
+    pairs = Dataset.zip((Dataset.range(4).window(2), Dataset.range(2)))
+    firsts = [int(next(iter(w))) for w, _ in pairs]
+    assert firsts == [0, 2]
+
+
+def test_flat_map_must_return_a_dataset_and_shard_slices() -> None:
+    with pytest.raises(TypeError, match="`map_func` must return a `Dataset` object"):
+        Dataset.range(3).flat_map(lambda x: x)
+    source = Dataset.from_tensor_slices(np.arange(10))
+    shard = list(source.shard(3, 2))
+    assert [int(t) for t in shard] == [2, 5, 8]
+    assert int(source.shard(3, 2).cardinality()) == 3
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Index must be between"):
+        source.shard(3, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Dataset was empty."):
+        source.take(0).get_single_element()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Window size must be"):
+        source.window(0)
+
+
+def test_interleave_order_matches_tensorflows_rule() -> None:
+    # TensorFlow 2.21 prints this order for cycle_length=3, block_length=1
+    ds = Dataset.range(1, 6).interleave(
+        lambda x: Dataset.from_tensors(x).repeat(x), cycle_length=3
+    )
+    assert _values(ds) == [1, 2, 3, 2, 3, 4, 3, 4, 5, 4, 5, 4, 5, 5, 5]
+    ranges = Dataset.range(1, 6).interleave(lambda x: Dataset.range(x), cycle_length=2)
+    assert _values(ranges) == [0, 0, 1, 0, 1, 0, 2, 1, 2, 0, 3, 1, 2, 3, 4]

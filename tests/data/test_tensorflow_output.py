@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 import tapemagic.tf as tf
+from tapemagic.data import dataset as dataset_module
 
 
 def test_guide_examples(capsys) -> None:
@@ -540,4 +541,137 @@ ValueError: The padded shape (3, 3) is not compatible with the shape (None,) of 
        [3, 4, 0, 0]], dtype=int32)}]
 <_PaddedBatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)> [array([0, 1]), array([2])]
 InvalidArgumentError: Batch size must be greater than zero
+"""  # noqa: E501
+
+
+def test_window_flat_map_interleave_and_friends(capsys, monkeypatch) -> None:
+    """window, flat_map (the time-series course's windowed_dataset), interleave,
+    take_while, shard and get_single_element. TensorFlow picks interleave's
+    default cycle_length from the CPU cores, as tapemagic does: two here, as on
+    the machine that printed the expected output."""
+    monkeypatch.setattr(dataset_module, "_cpu_cores", lambda: 2)
+
+    def attempt(f):
+        try:
+            print(f())
+        except Exception as e:
+            print(
+                type(e).__name__ + ":", str(e).split("\n")[0].split(". ")[0].rstrip(".")
+            )
+
+    r = tf.data.Dataset.range(7)
+    w = r.window(3, shift=1, drop_remainder=True)
+    print(w)
+    print(w.element_spec, type(w.element_spec).__name__)
+    print(w.cardinality())
+    for win in w.take(2):
+        print(win, list(win.as_numpy_iterator()))
+    f = w.flat_map(lambda win: win.batch(3))
+    print(f, f.cardinality())
+    print([x.tolist() for x in f.as_numpy_iterator()])
+
+    print([list(ws.as_numpy_iterator()) for ws in r.window(3)])
+    print([list(ws.as_numpy_iterator()) for ws in r.window(3, shift=2, stride=2)])
+    print(
+        r.window(3).cardinality(),
+        r.window(3, drop_remainder=True).cardinality(),
+        r.window(3, shift=2, drop_remainder=True).cardinality(),
+    )
+    d = tf.data.Dataset.from_tensor_slices((np.arange(5), np.arange(5.0)))
+    dw = d.window(2, drop_remainder=True)
+    print(dw)
+    print(dw.flat_map(lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2)))))
+    print(
+        list(
+            dw.flat_map(
+                lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2)))
+            ).as_numpy_iterator()
+        )
+    )
+    dd = tf.data.Dataset.from_tensor_slices({"a": np.arange(4)}).window(2)
+    print(dd)
+    print(dd.flat_map(lambda e: e["a"].batch(2)))
+
+    def windowed_dataset(series, window_size, batch_size, shuffle_buffer):
+        dataset = tf.data.Dataset.from_tensor_slices(series)
+        dataset = dataset.window(window_size + 1, shift=1, drop_remainder=True)
+        dataset = dataset.flat_map(lambda window: window.batch(window_size + 1))
+        dataset = dataset.shuffle(shuffle_buffer).map(
+            lambda window: (window[:-1], window[-1])
+        )
+        dataset = dataset.batch(batch_size).prefetch(1)
+        return dataset
+
+    ds = windowed_dataset(np.arange(20, dtype=np.float32), 4, 3, 10)
+    print(ds)
+    print(sum(len(x) for x, y in ds))
+    fm = r.flat_map(lambda x: tf.data.Dataset.from_tensors(x).repeat(x))
+    print(fm, fm.cardinality(), list(fm.as_numpy_iterator()))
+    fm2 = tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).flat_map(
+        tf.data.Dataset.from_tensor_slices
+    )
+    print(fm2, list(fm2.as_numpy_iterator()))
+    il = tf.data.Dataset.range(1, 4).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(3),
+        cycle_length=2,
+        block_length=2,
+    )
+    print(il, il.cardinality(), list(il.as_numpy_iterator()))
+    il2 = tf.data.Dataset.range(1, 6).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=3
+    )
+    print(list(il2.as_numpy_iterator()))
+    il3 = tf.data.Dataset.range(1, 4).interleave(
+        lambda x: tf.data.Dataset.range(x), num_parallel_calls=tf.data.AUTOTUNE
+    )
+    print(il3, list(il3.as_numpy_iterator()))
+    print(
+        tf.data.Dataset.range(1, 4).interleave(
+            lambda x: tf.data.Dataset.range(x), cycle_length=1
+        )
+    )
+    attempt(lambda: r.window(0))
+    print(
+        r.take_while(lambda x: x < 3),
+        list(r.take_while(lambda x: x < 3).as_numpy_iterator()),
+    )
+    print(
+        r.shard(3, 1),
+        list(r.shard(3, 1).as_numpy_iterator()),
+        r.shard(3, 1).cardinality(),
+    )
+    print(r.take(1).get_single_element())
+    attempt(lambda: r.get_single_element())
+    assert capsys.readouterr().out == WINDOW_FLAT_MAP_INTERLEAVE_AND_FRIENDS_OUTPUT
+
+
+WINDOW_FLAT_MAP_INTERLEAVE_AND_FRIENDS_OUTPUT = """\
+<_WindowDataset element_spec=DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))>
+DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([])) DatasetSpec
+tf.Tensor(5, shape=(), dtype=int64)
+<_VariantDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> [np.int64(0), np.int64(1), np.int64(2)]
+<_VariantDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> [np.int64(1), np.int64(2), np.int64(3)]
+<_FlatMapDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)> tf.Tensor(-2, shape=(), dtype=int64)
+[[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
+[[np.int64(0), np.int64(1), np.int64(2)], [np.int64(3), np.int64(4), np.int64(5)], [np.int64(6)]]
+[[np.int64(0), np.int64(2), np.int64(4)], [np.int64(2), np.int64(4), np.int64(6)], [np.int64(4), np.int64(6)], [np.int64(6)]]
+tf.Tensor(3, shape=(), dtype=int64) tf.Tensor(2, shape=(), dtype=int64) tf.Tensor(3, shape=(), dtype=int64)
+<_WindowDataset element_spec=(DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([])), DatasetSpec(TensorSpec(shape=(), dtype=tf.float64, name=None), TensorShape([])))>
+<_FlatMapDataset element_spec=(TensorSpec(shape=(None,), dtype=tf.int64, name=None), TensorSpec(shape=(None,), dtype=tf.float64, name=None))>
+[(array([0, 1]), array([0., 1.])), (array([2, 3]), array([2., 3.]))]
+<_WindowDataset element_spec={'a': DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))}>
+<_FlatMapDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>
+<_PrefetchDataset element_spec=(TensorSpec(shape=(None, None), dtype=tf.float32, name=None), TensorSpec(shape=(None,), dtype=tf.float32, name=None))>
+16
+<_FlatMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> tf.Tensor(-2, shape=(), dtype=int64) [np.int64(1), np.int64(2), np.int64(2), np.int64(3), np.int64(3), np.int64(3), np.int64(4), np.int64(4), np.int64(4), np.int64(4), np.int64(5), np.int64(5), np.int64(5), np.int64(5), np.int64(5), np.int64(6), np.int64(6), np.int64(6), np.int64(6), np.int64(6), np.int64(6)]
+<_FlatMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int32, name=None)> [np.int32(1), np.int32(2), np.int32(3), np.int32(4)]
+<_InterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> tf.Tensor(-2, shape=(), dtype=int64) [np.int64(1), np.int64(1), np.int64(2), np.int64(2), np.int64(1), np.int64(2), np.int64(3), np.int64(3), np.int64(3)]
+[np.int64(1), np.int64(2), np.int64(3), np.int64(2), np.int64(3), np.int64(4), np.int64(3), np.int64(4), np.int64(5), np.int64(4), np.int64(5), np.int64(4), np.int64(5), np.int64(5), np.int64(5)]
+<_ParallelInterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> [np.int64(0), np.int64(0), np.int64(1), np.int64(0), np.int64(1), np.int64(2)]
+<_InterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>
+InvalidArgumentError: Window size must be greater than zero
+<_TakeWhileDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> [np.int64(0), np.int64(1), np.int64(2)]
+<_ShardDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)> [np.int64(1), np.int64(4)] tf.Tensor(2, shape=(), dtype=int64)
+tf.Tensor(0, shape=(), dtype=int64)
+InvalidArgumentError: Dataset had more than one element
 """  # noqa: E501
