@@ -10,6 +10,7 @@ from .dataset import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
+    DatasetSpec,
     OwnedIterator,
 )
 
@@ -21,6 +22,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "DatasetSpec",
     "Iterator",
     "OwnedIterator",
     "experimental",

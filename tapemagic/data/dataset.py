@@ -7,7 +7,9 @@ that are never written to. Sources hand out their arrays whole, so ``batch`` of
 ``from_tensor_slices`` cuts each batch out of the arrays with one slice, and
 ``shuffle`` of a source gathers rows with one fancy index per block; ``map`` and
 ``filter`` run their function once per element, as TensorFlow does, and yield
-one-row chunks that ``batch`` joins with one ``concatenate`` per batch.
+one-row chunks that ``batch`` joins with one ``concatenate`` per batch. A
+``window`` is a dataset per component; it travels as a one-row object array,
+for ``flat_map`` or ``interleave`` to open.
 
 Everything runs in the calling thread: ``num_parallel_calls``, ``prefetch`` and
 ``deterministic`` are accepted and change nothing, since there is nothing to

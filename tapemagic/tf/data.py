@@ -5,6 +5,7 @@ from ..data import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
     Dataset,
+    DatasetSpec,
     Iterator,
     experimental,
 )
@@ -14,6 +15,7 @@ __all__ = [
     "INFINITE_CARDINALITY",
     "UNKNOWN_CARDINALITY",
     "Dataset",
+    "DatasetSpec",
     "Iterator",
     "experimental",
 ]

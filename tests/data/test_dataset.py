@@ -126,6 +126,7 @@ def test_reduce_and_iterators() -> None:
     assert it.element_spec == tf.TensorSpec([], tf.int64)
     assert bool(r.take(0)) and bool(r.repeat())
     assert isinstance(iter(r), tf.data.Iterator)
+    assert isinstance(r.window(2).element_spec, tf.data.DatasetSpec)
 
 
 # -- steps ----------------------------------------------------------------------
