@@ -1622,26 +1622,26 @@ class _WindowDataset(_UnaryDataset):
 
     def _chunks(self) -> Iterator[Chunk]:
         rows = self._input._rows()
-        buffer: list[tuple[Any, ...]] = []  # rows from `first` on
-        first, start = 0, 0
         span = (self._size - 1) * self._stride + 1  # rows a full window covers
-        ended = False
+        buffer: list[tuple[Any, ...]] = []  # the input's rows from `start` on
+        start, read, ended = 0, 0, False
         while True:
-            while not ended and first + len(buffer) < start + span:
+            while not ended and read < start + span:
                 row = next(rows, None)
                 if row is None:
                     ended = True
-                else:
+                    break
+                if read >= start:  # rows a shift jumps over are never kept
                     buffer.append(row)
-            window = buffer[start - first : start - first + span : self._stride]
+                read += 1
+            window = buffer[: span : self._stride]
             if not window or (self._drop and len(window) < self._size):
                 return
             yield tuple(
                 _one_row(self._window(j, window)) for j in range(len(window[0]))
             )
             start += self._shift
-            del buffer[: max(0, start - first)]
-            first = max(first, start)
+            del buffer[: self._shift]
 
     def _window(self, j: int, window: list[tuple[Any, ...]]) -> Dataset:
         arrays = (_frozen(np.stack([row[j] for row in window])),)

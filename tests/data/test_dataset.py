@@ -393,3 +393,17 @@ def test_interleave_order_matches_tensorflows_rule() -> None:
     assert _values(ds) == [1, 2, 3, 2, 3, 4, 3, 4, 5, 4, 5, 4, 5, 5, 5]
     ranges = Dataset.range(1, 6).interleave(lambda x: Dataset.range(x), cycle_length=2)
     assert _values(ranges) == [0, 0, 1, 0, 1, 0, 2, 1, 2, 0, 3, 1, 2, 3, 4]
+
+
+def test_window_shift_can_jump_over_elements() -> None:
+    # TensorFlow 2.21: [[0], [2], [4], [6], [8]] and [[0, 1], [3, 4], [6, 7]]
+    def rows(windows, size):
+        batches = windows.flat_map(lambda w: w.batch(size)).as_numpy_iterator()
+        return [b.tolist() for b in batches]
+
+    assert rows(Dataset.range(9).window(1, shift=2), 1) == [[0], [2], [4], [6], [8]]
+    assert rows(Dataset.range(8).window(2, shift=3, drop_remainder=True), 2) == [
+        [0, 1],
+        [3, 4],
+        [6, 7],
+    ]

@@ -38,7 +38,7 @@ def _source():
 def _step(ds):
     """A random step that fits the element spec, and its name. (padded_batch
     ends a pipeline: TensorFlow 2.21 crashed unbatching one after repeat.)"""
-    k = rng.randrange(12)
+    k = rng.randrange(16)
     spec = ds.element_spec
     scalar = isinstance(spec, tf.TensorSpec) and spec.shape.rank == 0
     if k == 0:
@@ -72,6 +72,22 @@ def _step(ds):
         return ds.map(
             lambda x: tf.fill(tf.expand_dims(tf.cast(x, tf.int32) % 3, 0), x)
         ).padded_batch(2), "padded"
+    if k == 12 and scalar:
+        size = rng.randrange(1, 4)
+        windows = ds.window(
+            size, shift=rng.randrange(1, 3), drop_remainder=rng.random() < 0.5
+        )
+        return windows.flat_map(lambda w: w.batch(size)), "window"
+    if k == 13:
+        return ds.shard(rng.randrange(1, 4), 0), "shard"
+    if k == 14 and scalar:
+        return ds.take_while(lambda x: x < 5), "take_while"
+    if k == 15 and scalar:
+        return ds.interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(2),
+            cycle_length=2,
+            block_length=rng.randrange(1, 3),
+        ), "interleave"
     return ds, "same"
 
 
