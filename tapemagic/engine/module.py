@@ -70,7 +70,9 @@ class name_scope:  # lowercase: TensorFlow's spelling
                 "scope's name as a str."
             )
         self._name = name
-        self._outer: list[str] = []
+        # what each entry replaced, per thread: one object (a module's scope)
+        # may be entered in several threads at once, or within itself
+        self._entered = threading.local()
 
     @property
     def name(self) -> str:
@@ -84,12 +86,15 @@ class name_scope:  # lowercase: TensorFlow's spelling
             scope = self._name
         else:
             scope = f"{outer}{self._name}/"
-        self._outer.append(outer)
+        self._outer_scopes().append(outer)
         _scopes.current = scope
         return scope
 
     def __exit__(self, *exc_info: Any) -> None:
-        _scopes.current = self._outer.pop()
+        _scopes.current = self._outer_scopes().pop()
+
+    def _outer_scopes(self) -> list[str]:
+        return self._entered.__dict__.setdefault("scopes", [])
 
 
 # TensorFlow's rules for the name a module takes from its class, and for a name

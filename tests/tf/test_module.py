@@ -179,6 +179,8 @@ def test_with_name_scope_keeps_the_method_and_restores_the_scope() -> None:
     assert counter.__call__.__doc__ == "Count."
     with pytest.raises(RuntimeError):
         counter(True)
+    # a scope entered and never left inside the method ends with the method
+    assert counter(False) == "counter/step/"
     with tf.name_scope("probe") as scope:
         assert scope == "probe/"  # the failed call left no scope open
 
@@ -303,3 +305,24 @@ W = 3.09, b = 1.79, loss=0.05625
 3.002 1.995 ['Variable:0', 'Variable:0']
 tf.Tensor([4.9977036 8.       ], shape=(2,), dtype=float32)
 """  # noqa: E501
+
+
+def test_name_scopes_are_per_thread() -> None:
+    import threading
+
+    seen = {}
+    module = tf.Module(name="shared")
+
+    def work(key):
+        with tf.name_scope(key), module.name_scope as scope:
+            barrier.wait()
+            seen[key] = (scope, tf.name_scope("x").__enter__())
+
+    barrier = threading.Barrier(2)
+    threads = [threading.Thread(target=work, args=(k,)) for k in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # a module's scope is absolute: the same in both threads, whatever encloses it
+    assert seen == {"a": ("shared/", "shared/x/"), "b": ("shared/", "shared/x/")}
