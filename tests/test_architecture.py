@@ -52,7 +52,7 @@ def test_import_contracts_are_kept() -> None:
 def test_a_broken_contract_fails(tmp_path: Path) -> None:
     # The check itself: a package whose engine imports its magic must fail.
     pkg = tmp_path / "tapemagic"
-    for sub in ("engine", "graph", "viz", "tf", "keras"):
+    for sub in ("engine", "graph", "viz", "tf", "keras", "data"):
         (pkg / sub).mkdir(parents=True)
         (pkg / sub / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")

@@ -7,6 +7,7 @@ from . import (
     ops,  # noqa: E402  (registers every op)
 )
 from .custom import custom_gradient
+from .module import Module, name_scope
 from .op import OP_TABLE, Op, defop
 from .tape import GradientTape, UnconnectedGradients
 from .tensor import (
@@ -18,13 +19,16 @@ from .tensor import (
     id_of,
     is_tensor,
 )
+from .tensor_spec import TensorSpec
 
 __all__ = [
     "OP_TABLE",
     "GradientTape",
+    "Module",
     "Op",
     "Tensor",
     "TensorShape",
+    "TensorSpec",
     "UnconnectedGradients",
     "Variable",
     "array_of",
@@ -35,6 +39,7 @@ __all__ = [
     "errors",
     "id_of",
     "is_tensor",
+    "name_scope",
     "nest",
     "ops",
 ]

@@ -12,12 +12,15 @@ Importing this package needs NumPy alone: no IPython, ipywidgets or graphviz.
 from .. import keras
 from ..engine import (
     GradientTape,
+    Module,
     Tensor,
     TensorShape,
+    TensorSpec,
     UnconnectedGradients,
     Variable,
     convert_to_tensor,
     is_tensor,
+    name_scope,
 )
 from ..engine.custom import custom_gradient
 from ..engine.dtypes import (
@@ -142,7 +145,7 @@ from ..engine.ops.shape import (
     unstack,
 )
 from ..engine.ops.shape import slice_ as slice
-from . import config, debugging, dtypes, errors, linalg, math, nest, nn, random
+from . import config, data, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ._function import executing_eagerly, function
 from ._print import print
 
@@ -154,8 +157,10 @@ newaxis = None
 __all__ = [
     "DType",
     "GradientTape",
+    "Module",
     "Tensor",
     "TensorShape",
+    "TensorSpec",
     "UnconnectedGradients",
     "Variable",
     "abs",
@@ -189,6 +194,7 @@ __all__ = [
     "cosh",
     "cumsum",
     "custom_gradient",
+    "data",
     "debugging",
     "divide",
     "double",
@@ -231,6 +237,7 @@ __all__ = [
     "meshgrid",
     "minimum",
     "multiply",
+    "name_scope",
     "negative",
     "nest",
     "newaxis",
