@@ -77,7 +77,7 @@ def _convert(x: Any, dtype: Any) -> Tensor:
             f"Expected numbers for a loss or metric, got {x!r} (NumPy dtype "
             f"{array.dtype})."
         )
-    return Tensor(array.astype(target._np))
+    return Tensor(array.astype(target.as_numpy_dtype))
 
 
 def squeeze_or_expand_to_same_rank(

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..engine.ops.creation import random_shuffle
 from ..engine.tape import GradientTape
-from ..engine.tensor import Tensor, Variable, convert_to_tensor
+from ..engine.tensor import Tensor, Variable, array_of, convert_to_tensor
 from . import losses as losses_module
 from . import metrics as metrics_module
 from . import optimizers
@@ -43,7 +43,7 @@ def _array(value: Any) -> Any:
     if value is None:
         return None
     if isinstance(value, (Tensor, Variable)):
-        return value._value
+        return array_of(value)
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], np.ndarray):
         raise NotImplementedError(
             "tapemagic's fit/evaluate/predict take one input array and one target "
@@ -77,7 +77,7 @@ def _pythonify_logs(logs: Any) -> dict[str, float]:
     out = {}
     for key, value in logs.items():
         if isinstance(value, (Tensor, Variable)):
-            value = value._value
+            value = array_of(value)
         out[key] = float(np.asarray(value))
     return out
 
@@ -556,7 +556,7 @@ class Model(Layer):
             self.reset_metrics()
             start = time.perf_counter()
             if shuffle:
-                order = random_shuffle(convert_to_tensor(np.arange(len(x))))._value
+                order = array_of(random_shuffle(convert_to_tensor(np.arange(len(x)))))
             else:
                 order = np.arange(len(x))
             for first in range(0, len(x), batch_size):
@@ -670,7 +670,7 @@ class Model(Layer):
         batch_size = batch_size or 32
         start = time.perf_counter()
         outputs = [
-            np.asarray(self.predict_step((x[first : first + batch_size],))._value)
+            np.asarray(array_of(self.predict_step((x[first : first + batch_size],))))
             for first in range(0, len(x), batch_size)
         ]
         if _verbosity(verbose):
@@ -706,7 +706,7 @@ def _readable_size(num_bytes: float) -> str:
 
 def _params_line(label: str, variables: list) -> str:
     count = sum(int(np.prod(v.shape)) for v in variables)
-    size = sum(int(np.prod(v.shape)) * v._value.dtype.itemsize for v in variables)
+    size = sum(int(np.prod(v.shape)) * array_of(v).dtype.itemsize for v in variables)
     return f"{label}: {count:,} ({_readable_size(size)})"
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ...engine import dtypes
 from ...engine.ops.math import cast
-from ...engine.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from ...engine.tensor import Tensor, TensorShape, Variable, array_of, convert_to_tensor
 from .. import backend, initializers
 
 __all__ = [
@@ -71,7 +71,8 @@ class KerasVariable(Variable):
 
     @property
     def name(self) -> str:
-        return self._name
+        # Keras 3 names carry no TensorFlow output index (":0")
+        return super().name.removesuffix(":0")
 
     @property
     def path(self) -> str:
@@ -79,10 +80,12 @@ class KerasVariable(Variable):
 
     @property
     def trainable(self) -> bool:
-        return self._trainable
+        return super().trainable
 
     @trainable.setter
     def trainable(self, value: bool) -> None:
+        # The engine's Variable has no trainable setter (TensorFlow fixes the
+        # flag at creation), and tapes read this slot to decide what to watch.
         self._trainable = bool(value)
 
     def __repr__(self) -> str:
@@ -92,7 +95,7 @@ class KerasVariable(Variable):
         )
 
     def __reduce__(self) -> tuple:
-        return _rebuild, (self.numpy(), self._trainable, self._name, self._path)
+        return _rebuild, (self.numpy(), self.trainable, self.name, self._path)
 
 
 def _rebuild(value: Any, trainable: bool, name: str, path: str) -> KerasVariable:
@@ -558,7 +561,7 @@ class Layer:
                     f"Layer {self.name!r} weight shape {tuple(variable.shape)} is not "
                     f"compatible with provided weight shape {value.shape}."
                 )
-            variable.assign(value.astype(variable._value.dtype))
+            variable.assign(value.astype(array_of(variable).dtype))
 
     # -- building and calling ----------------------------------------------------------
     def build(self, input_shape: Any) -> None:
@@ -578,7 +581,9 @@ class Layer:
         Built-in layers compute it directly; a None batch axis stays None.
         """
         concrete = tuple(1 if d is None else d for d in input_shape)
-        zeros = Tensor(np.zeros(concrete, dtypes.as_dtype(self.compute_dtype)._np))
+        zeros = Tensor(
+            np.zeros(concrete, dtypes.as_dtype(self.compute_dtype).as_numpy_dtype)
+        )
         out = self.call(zeros)
         shape = tuple(out.shape)
         if input_shape and input_shape[0] is None and shape and shape[0] == 1:
@@ -598,7 +603,11 @@ class Layer:
             t = convert_to_tensor(x)
         else:
             return x
-        if self.autocast and t._value.dtype.kind == "f" and t.dtype != self.input_dtype:
+        if (
+            self.autocast
+            and array_of(t).dtype.kind == "f"
+            and t.dtype != self.input_dtype
+        ):
             t = cast(t, self.input_dtype)
         return t
 

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ...engine.tensor import Tensor, Variable
+from ...engine import dtypes
+from ...engine.tensor import Tensor, Variable, array_of, id_of
 from . import schedules
 from .schedules import LearningRateSchedule
 
@@ -42,7 +43,7 @@ _UNSUPPORTED = {
 def _array(value: Any) -> np.ndarray:
     """A gradient, hyperparameter or tensor as a NumPy value (never recorded)."""
     if isinstance(value, (Tensor, Variable)):
-        return value._value
+        return array_of(value)
     return np.asarray(value)
 
 
@@ -54,7 +55,7 @@ def _cast(value: Any, dtype: np.dtype) -> np.ndarray:
 def _plain(value: Any) -> Any:
     """A hyperparameter as a Python or NumPy scalar (a tensor gives its value)."""
     if isinstance(value, (Tensor, Variable)):
-        return value._value[()]
+        return array_of(value)[()]
     return value
 
 
@@ -194,7 +195,7 @@ class Optimizer:
 
     def _var_key(self, variable: Variable) -> int:
         # the engine's id: unique per Variable for the life of the process
-        return variable._id
+        return id_of(variable)
 
     def _get_variable_index(self, variable: Variable) -> int:
         return self._index[self._var_key(variable)]
@@ -255,7 +256,7 @@ class Optimizer:
         return self.add_variable(
             reference_variable.shape,
             initializer=initializer,
-            dtype=reference_variable._value.dtype,
+            dtype=array_of(reference_variable).dtype,
             name=f"{base}_{name or 'var'}",
         )
 
@@ -363,10 +364,10 @@ class Optimizer:
         learning_rate = self.learning_rate
         for g, v in pairs:
             gradient = _array(g)
-            if gradient.shape != v._value.shape:
+            if gradient.shape != array_of(v).shape:
                 raise ValueError(
                     f"The gradient for {v.name} has shape {gradient.shape} but the "
-                    f"variable has shape {v._value.shape}; they must match."
+                    f"variable has shape {array_of(v).shape}; they must match."
                 )
             self.update_step(gradient, v, learning_rate)
         self._iterations.assign_add(1)
@@ -400,7 +401,7 @@ class Optimizer:
         """
         lr = self._learning_rate
         if isinstance(lr, Variable):
-            lr = float(lr._value)
+            lr = float(array_of(lr))
         return {
             "name": self.name,
             "learning_rate": lr,
@@ -419,7 +420,9 @@ class Optimizer:
 
 
 def _dtype_of(dtype: Any) -> np.dtype:
-    return dtype._np if hasattr(dtype, "_np") else np.dtype(dtype)
+    if isinstance(dtype, dtypes.DType):
+        return np.dtype(dtype.as_numpy_dtype)
+    return np.dtype(dtype)
 
 
 class SGD(Optimizer):
@@ -472,17 +475,17 @@ class SGD(Optimizer):
             self.momentums = self.add_optimizer_variables(var_list, "momentum")
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        dtype = variable._value.dtype
+        dtype = array_of(variable).dtype
         lr = _cast(learning_rate, dtype)
         g = _cast(gradient, dtype)
         if self.momentum != 0:
             m = self.momentums[self._get_variable_index(variable)]
             momentum = _cast(self.momentum, dtype)
-            m.assign(m._value * momentum - g * lr)
+            m.assign(array_of(m) * momentum - g * lr)
             if self.nesterov:
-                variable.assign_add(m._value * momentum - g * lr)
+                variable.assign_add(array_of(m) * momentum - g * lr)
             else:
-                variable.assign_add(m._value)
+                variable.assign_add(array_of(m))
         else:
             variable.assign_sub(g * lr)
 
@@ -548,10 +551,10 @@ class Adam(Optimizer):
             self._velocity_hats = self.add_optimizer_variables(var_list, "velocity_hat")
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        dtype = variable._value.dtype
+        dtype = array_of(variable).dtype
         lr = _cast(learning_rate, dtype)
         g = _cast(gradient, dtype)
-        local_step = _cast(self._iterations._value + 1, dtype)
+        local_step = _cast(array_of(self._iterations) + 1, dtype)
         beta_1, beta_2 = _plain(self.beta_1), _plain(self.beta_2)
         beta_1_power = np.power(_cast(beta_1, dtype), local_step)
         beta_2_power = np.power(_cast(beta_2, dtype), local_step)
@@ -559,13 +562,15 @@ class Adam(Optimizer):
         m = self._momentums[index]
         v = self._velocities[index]
         alpha = lr * np.sqrt(1 - beta_2_power) / (1 - beta_1_power)
-        m.assign_add((g - m._value) * (1 - beta_1))
-        v.assign_add((np.square(g) - v._value) * (1 - beta_2))
+        m.assign_add((g - array_of(m)) * (1 - beta_1))
+        v.assign_add((np.square(g) - array_of(v)) * (1 - beta_2))
         if self.amsgrad:
             v_hat = self._velocity_hats[index]
-            v_hat.assign(np.maximum(v_hat._value, v._value))
+            v_hat.assign(np.maximum(array_of(v_hat), array_of(v)))
             v = v_hat
-        variable.assign_sub((m._value * alpha) / (np.sqrt(v._value) + self.epsilon))
+        variable.assign_sub(
+            (array_of(m) * alpha) / (np.sqrt(array_of(v)) + self.epsilon)
+        )
 
     def get_config(self) -> dict:
         return {
@@ -636,24 +641,26 @@ class RMSprop(Optimizer):
             )
 
     def update_step(self, gradient, variable, learning_rate) -> None:
-        dtype = variable._value.dtype
+        dtype = array_of(variable).dtype
         lr = _cast(learning_rate, dtype)
         g = _cast(gradient, dtype)
         index = self._get_variable_index(variable)
         velocity = self._velocities[index]
         rho = _plain(self.rho)
-        velocity.assign(rho * velocity._value + (1 - rho) * np.square(g))
+        velocity.assign(rho * array_of(velocity) + (1 - rho) * np.square(g))
         if self.centered:
             average = self._average_gradients[index]
-            average.assign(rho * average._value + (1 - rho) * g)
-            denominator = velocity._value - np.square(average._value) + self.epsilon
+            average.assign(rho * array_of(average) + (1 - rho) * g)
+            denominator = (
+                array_of(velocity) - np.square(array_of(average)) + self.epsilon
+            )
         else:
-            denominator = velocity._value + self.epsilon
+            denominator = array_of(velocity) + self.epsilon
         increment = (lr * g) / np.sqrt(denominator)
         if self.momentum > 0:
             momentum = self._momentums[index]
-            momentum.assign(self.momentum * momentum._value + increment)
-            variable.assign_sub(momentum._value)
+            momentum.assign(self.momentum * array_of(momentum) + increment)
+            variable.assign_sub(array_of(momentum))
         else:
             variable.assign_sub(increment)
 
