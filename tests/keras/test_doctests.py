@@ -18,6 +18,11 @@ MODULES = [
     "tapemagic.keras.losses",
     "tapemagic.keras.metrics",
     "tapemagic.keras.models",
+    "tapemagic.keras.optimizers.adam",
+    "tapemagic.keras.optimizers.optimizer",
+    "tapemagic.keras.optimizers.rmsprop",
+    "tapemagic.keras.optimizers.schedules",
+    "tapemagic.keras.optimizers.sgd",
     "tapemagic.keras.utils",
 ]
 
