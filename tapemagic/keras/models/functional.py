@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..layers.layer import KerasTensor, Layer
+from ..layers.keras_tensor import KerasTensor
+from ..layers.layer import Layer
 from .model import Model
 
 __all__ = ["Functional"]

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from ...engine.tensor import Tensor
-from ..layers.layer import Layer, _shape_of
+from ..layers.keras_tensor import _shape_of
+from ..layers.layer import Layer
 from .summary import format_summary
 from .trainer import Trainer
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..layers.layer import InputLayer, KerasTensor, Layer, _frame, _shape_of
+from ..layers.input_layer import InputLayer
+from ..layers.keras_tensor import KerasTensor, _shape_of
+from ..layers.layer import Layer, _frame
 from .model import Model
 
 __all__ = ["Sequential"]
