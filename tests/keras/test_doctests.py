@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import pkgutil
 
 import pytest
 
@@ -41,3 +42,15 @@ def test_docstring_examples(name):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_every_keras_module_with_examples_is_listed():
+    # a module split off from another keeps its examples running
+    package = importlib.import_module("tapemagic.keras")
+    finder = doctest.DocTestFinder()
+    with_examples = set()
+    for info in pkgutil.walk_packages(package.__path__, "tapemagic.keras."):
+        module = importlib.import_module(info.name)
+        if any(test.examples for test in finder.find(module)):
+            with_examples.add(info.name)
+    assert with_examples == set(MODULES)
