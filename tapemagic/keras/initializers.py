@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.ops.creation import random_uniform
-from ..engine.tensor import Tensor, convert_to_tensor
+from ..engine.tensor import Tensor, array_of, convert_to_tensor
 from . import backend
 
 __all__ = [
@@ -48,12 +48,12 @@ _TRUNCATED_STDDEV = 0.87962566103423978
 def _np_dtype(dtype: Any) -> np.dtype:
     from ..engine import dtypes
 
-    return dtypes.as_dtype(backend.standardize_dtype(dtype))._np
+    return np.dtype(dtypes.as_dtype(backend.standardize_dtype(dtype)).as_numpy_dtype)
 
 
 def _draw_seed() -> int:
     # from the engine's random state, so tf.random.set_seed governs it
-    return int(random_uniform([], maxval=2**31 - 1, dtype="int64")._value)
+    return int(array_of(random_uniform([], maxval=2**31 - 1, dtype="int64")))
 
 
 def _shape(shape: Any) -> tuple[int, ...]:
@@ -132,7 +132,7 @@ class Constant(Initializer):
         self.value = value
 
     def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
-        value = np.asarray(convert_to_tensor(self.value)._value)
+        value = np.asarray(array_of(convert_to_tensor(self.value)))
         return Tensor(np.full(_shape(shape), value, _np_dtype(dtype)))
 
     def get_config(self) -> dict:

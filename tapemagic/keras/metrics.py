@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import dtypes
-from ..engine.tensor import Tensor, Variable
+from ..engine.tensor import Tensor, Variable, array_of
 from . import backend
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
 
 def _values(x: Any, dtype: Any = None) -> np.ndarray:
     """The value of a tensor, array or number, as NumPy (never recorded)."""
-    array = x._value if isinstance(x, (Tensor, Variable)) else np.asarray(x)
+    array = array_of(x) if isinstance(x, (Tensor, Variable)) else np.asarray(x)
     if dtype is not None:
         array = array.astype(dtype)
     return np.asarray(array)
@@ -58,7 +58,7 @@ def _squeeze_or_expand(x1: np.ndarray, x2: np.ndarray) -> tuple:
 
 
 def _floatx() -> np.dtype:
-    return dtypes.as_dtype(backend.floatx())._np
+    return np.dtype(dtypes.as_dtype(backend.floatx()).as_numpy_dtype)
 
 
 class Metric:
@@ -92,7 +92,8 @@ class Metric:
         name: str | None = None,
     ) -> Variable:
         """A new non-trainable state variable, reset to zeros by ``reset_state``."""
-        np_dtype = dtypes.as_dtype(backend.standardize_dtype(dtype or self.dtype))._np
+        standard = dtypes.as_dtype(backend.standardize_dtype(dtype or self.dtype))
+        np_dtype = np.dtype(standard.as_numpy_dtype)
         make = np.ones if initializer == "ones" else np.zeros
         variable = Variable(make(tuple(shape), np_dtype), trainable=False, name=name)
         self._variables.append(variable)
@@ -111,7 +112,7 @@ class Metric:
     def reset_state(self) -> None:
         """Set every state variable back to zero."""
         for v in self._variables:
-            v.assign(np.zeros(v.shape, v._value.dtype))
+            v.assign(np.zeros(v.shape, array_of(v).dtype))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Tensor:
         self.update_state(*args, **kwargs)
@@ -145,7 +146,7 @@ class Mean(Metric):
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         """Add ``values`` (weighted by ``sample_weight``) to the running mean."""
-        np_dtype = dtypes.as_dtype(self.dtype)._np
+        np_dtype = np.dtype(dtypes.as_dtype(self.dtype).as_numpy_dtype)
         values = _values(values, np_dtype)
         weight = None
         if sample_weight is not None:
@@ -165,12 +166,12 @@ class Mean(Metric):
             count = values.shape[0]
         else:
             count = 1
-        self.total.assign(self.total._value + values.sum(dtype=np_dtype))
-        self.count.assign(self.count._value + np.asarray(count, np_dtype))
+        self.total.assign(array_of(self.total) + values.sum(dtype=np_dtype))
+        self.count.assign(array_of(self.count) + np.asarray(count, np_dtype))
 
     def result(self) -> Tensor:
         """``total / count`` (0 before any update)."""
-        total, count = self.total._value, self.count._value
+        total, count = array_of(self.total), array_of(self.count)
         value = total / count if count != 0 else np.zeros_like(total)
         return Tensor(np.asarray(value, total.dtype))
 

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.ops.creation import set_seed
-from ..engine.tensor import Tensor, Variable
+from ..engine.tensor import Tensor, Variable, array_of
 
 __all__ = ["set_random_seed", "to_categorical"]
 
@@ -65,7 +65,7 @@ def to_categorical(x: Any, num_classes: int | None = None) -> Any:
                [0., 0., 1.]])
     """
     is_tensor = isinstance(x, (Tensor, Variable))
-    labels = np.array(x._value if is_tensor else x, dtype="int64")
+    labels = np.array(array_of(x) if is_tensor else x, dtype="int64")
     shape = labels.shape
     if len(shape) > 1 and shape[-1] == 1:
         shape = shape[:-1]

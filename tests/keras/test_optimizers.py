@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tapemagic.tf as tf
-from tapemagic.engine import GradientTape, Tensor, Variable
+from tapemagic.engine import GradientTape, Tensor, Variable, array_of
 from tapemagic.engine.ops.reduce import reduce_sum
 from tapemagic.keras import optimizers
 from tapemagic.keras.optimizers import SGD, Adam, RMSprop
@@ -91,6 +91,20 @@ def test_three_steps_match_the_update_rule(make, expected) -> None:
         opt.apply_gradients(zip([Tensor(g)], [w]))
     np.testing.assert_allclose(w.numpy(), expected, rtol=2e-6, atol=1e-7)
     assert int(opt.iterations.numpy()) == 3
+
+
+@pytest.mark.parametrize("make", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_updates_write_into_the_variables_array(make) -> None:
+    # Nothing but the variable holds its value between steps, so the engine's
+    # assign_sub/assign_add update it in place; an optimizer that kept a
+    # reference to it across the call would make every step allocate.
+    w = Variable(W0, name="w")
+    opt = make()
+    opt.apply_gradients(zip([Tensor(GRADS[0])], [w]))
+    for g in GRADS[1:]:
+        array = id(array_of(w))
+        opt.apply_gradients(zip([Tensor(g)], [w]))
+        assert id(array_of(w)) == array
 
 
 @pytest.mark.parametrize("make", [c[1] for c in CASES], ids=[c[0] for c in CASES])

@@ -9,7 +9,10 @@ from .convolutional import (
     MaxPooling2D,
 )
 from .core import Activation, Dense, Dropout, Flatten, ReLU, Softmax
-from .layer import Input, InputLayer, KerasTensor, KerasVariable, Layer
+from .input_layer import Input, InputLayer
+from .keras_tensor import KerasTensor
+from .layer import Layer
+from .variable import KerasVariable
 
 __all__ = [
     "Activation",

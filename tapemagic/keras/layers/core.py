@@ -7,12 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import dtypes
 from ...engine.ops.creation import random_uniform
 from ...engine.ops.linalg import matmul
 from ...engine.ops.math import add, cast, multiply
 from ...engine.ops.shape import reshape
-from ...engine.tensor import Tensor, convert_to_tensor
+from ...engine.tensor import Tensor, array_of, convert_to_tensor
 from .. import activations, initializers
 from .layer import Layer
 
@@ -32,7 +31,7 @@ def _no_regularizers(layer_name: str, **options: Any) -> None:
 def _float_input(x: Any, dtype: str) -> Tensor:
     # Keras' ops promote integer inputs (e.g. uint8 pixels) to the layer's dtype.
     x = convert_to_tensor(x)
-    if x._value.dtype.kind != "f":
+    if array_of(x).dtype.kind != "f":
         x = cast(x, dtype)
     return x
 
@@ -247,9 +246,9 @@ class Dropout(Layer):
                 full if d is None else int(d)
                 for d, full in zip(self.noise_shape, shape)
             )
-        np_dtype = dtypes.as_dtype(x.dtype)._np
+        np_dtype = np.dtype(x.dtype.as_numpy_dtype)
         if self._rng is None:
-            draws = random_uniform(shape, dtype=x.dtype)._value
+            draws = array_of(random_uniform(shape, dtype=x.dtype))
         else:
             draws = self._rng.random(shape).astype(np_dtype)
         keep = (draws >= self.rate).astype(np_dtype)

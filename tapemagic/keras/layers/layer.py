@@ -2,9 +2,10 @@
 
 A layer creates its weights when it first sees an input (``build(input_shape)``
 runs inside the first ``__call__``), so ``Dense(10)`` needs no input size. Its
-weights are :class:`KerasVariable` objects, engine Variables named and pathed as
-Keras 3 names them (``kernel``, ``dense/kernel``); a tape watches them like any
-trainable Variable.
+weights are :class:`~.variable.KerasVariable` objects, engine Variables named and
+pathed as Keras 3 names them (``kernel``, ``dense/kernel``); a tape watches them
+like any trainable Variable. Called on a :class:`~.keras_tensor.KerasTensor`, a
+layer computes only the output's shape.
 
 Which weights belong to a layer follows Keras 3: the layer's own weights in
 creation order, then those of the layers held in its attributes (also inside
@@ -27,76 +28,12 @@ import numpy as np
 
 from ...engine import dtypes
 from ...engine.ops.math import cast
-from ...engine.tensor import Tensor, TensorShape, Variable, convert_to_tensor
+from ...engine.tensor import Tensor, Variable, array_of, convert_to_tensor
 from .. import backend, initializers
+from .keras_tensor import KerasTensor, _as_shape, _is_symbolic, _shape_of
+from .variable import KerasVariable
 
-__all__ = [
-    "Input",
-    "InputLayer",
-    "KerasTensor",
-    "KerasVariable",
-    "Layer",
-]
-
-
-# -- variables ------------------------------------------------------------------------
-
-
-class KerasVariable(Variable):
-    """A layer's weight: an engine Variable with Keras 3's ``name`` and ``path``.
-
-    ``name`` is the name given to ``add_weight`` ("kernel", with no ":0") and
-    ``path`` adds the layers it was created in ("sequential/dense/kernel").
-    Setting ``trainable`` also decides whether tapes watch it automatically.
-
-    Example:
-        >>> v = KerasVariable(np.zeros(2, np.float32), name="bias", path="dense/bias")
-        >>> v.name, v.path, v.trainable
-        ('bias', 'dense/bias', True)
-    """
-
-    __slots__ = ("_path",)
-
-    def __init__(
-        self,
-        initial_value: Any,
-        trainable: bool = True,
-        name: str | None = None,
-        dtype: Any = None,
-        path: str | None = None,
-    ) -> None:
-        name = "variable" if name is None else str(name)
-        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
-        self._path = name if path is None else path
-
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def path(self) -> str:
-        return self._path
-
-    @property
-    def trainable(self) -> bool:
-        return self._trainable
-
-    @trainable.setter
-    def trainable(self, value: bool) -> None:
-        self._trainable = bool(value)
-
-    def __repr__(self) -> str:
-        return (
-            f"<KerasVariable shape={tuple(self.shape)}, dtype={self.dtype.name}, "
-            f"path={self._path}>"
-        )
-
-    def __reduce__(self) -> tuple:
-        return _rebuild, (self.numpy(), self._trainable, self._name, self._path)
-
-
-def _rebuild(value: Any, trainable: bool, name: str, path: str) -> KerasVariable:
-    return KerasVariable(value, trainable=trainable, name=name, path=path)
+__all__ = ["Layer"]
 
 
 # -- the call context ------------------------------------------------------------------
@@ -136,80 +73,6 @@ def _scope_path(layer: Any, name: str) -> str:
     if not scopes or scopes[-1] is not layer:
         scopes.append(layer)
     return "/".join([s.name for s in scopes] + [name])
-
-
-# -- symbolic inputs -------------------------------------------------------------------
-
-
-class KerasTensor:
-    """A symbolic input: a shape (batch axis None) and dtype, no values.
-
-    ``keras.Input(shape=(784,))`` makes one. Passed as the first layer of a
-    :class:`~tapemagic.keras.Sequential` it builds the model at once; layers called
-    on it return new KerasTensors, from which ``keras.Model(inputs, outputs)``
-    builds a functional model.
-
-    Example:
-        >>> KerasTensor((None, 784), name="pixels")
-        <KerasTensor shape=(None, 784), dtype=float32, name=pixels>
-    """
-
-    def __init__(
-        self,
-        shape: Any,
-        dtype: Any = None,
-        name: str | None = None,
-        producer: tuple | None = None,
-    ) -> None:
-        self.shape = tuple(None if d is None else int(d) for d in shape)
-        self.dtype = backend.standardize_dtype(dtype)
-        self.name = backend._unique_name("keras_tensor") if name is None else name
-        # (layer, args, kwargs) of the call that made it; None for an input
-        self._producer = producer
-        # the InputLayer that made it, for an input
-        self._input_layer: Any = None
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    def __repr__(self) -> str:
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
-
-    def _unsupported(self, *args: Any, **kwargs: Any) -> Any:
-        raise TypeError(
-            "A KerasTensor (from keras.Input) holds no values, so tensor ops cannot "
-            "run on it. Call layers on it (e.g. layers.Dense(10)(inputs)), or write a "
-            "custom Layer whose call() does the computation."
-        )
-
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _unsupported
-    __truediv__ = __matmul__ = __getitem__ = __array__ = _unsupported
-
-
-def _is_symbolic(value: Any) -> bool:
-    if isinstance(value, KerasTensor):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_is_symbolic(v) for v in value)
-    return False
-
-
-def _shape_of(value: Any) -> Any:
-    """A value's shape as a tuple (a list of tuples for a list of inputs)."""
-    if isinstance(value, (Tensor, Variable, np.ndarray, KerasTensor)):
-        return tuple(value.shape)
-    if isinstance(value, (list, tuple)):
-        return [_shape_of(v) for v in value]
-    return None
-
-
-def _as_shape(value: Any) -> Any:
-    if isinstance(value, (TensorShape, tuple, list)) and all(
-        d is None or isinstance(d, (int, np.integer)) for d in value
-    ):
-        return tuple(None if d is None else int(d) for d in value)
-    return value
 
 
 # -- the base class --------------------------------------------------------------------
@@ -558,7 +421,7 @@ class Layer:
                     f"Layer {self.name!r} weight shape {tuple(variable.shape)} is not "
                     f"compatible with provided weight shape {value.shape}."
                 )
-            variable.assign(value.astype(variable._value.dtype))
+            variable.assign(value.astype(array_of(variable).dtype))
 
     # -- building and calling ----------------------------------------------------------
     def build(self, input_shape: Any) -> None:
@@ -578,7 +441,9 @@ class Layer:
         Built-in layers compute it directly; a None batch axis stays None.
         """
         concrete = tuple(1 if d is None else d for d in input_shape)
-        zeros = Tensor(np.zeros(concrete, dtypes.as_dtype(self.compute_dtype)._np))
+        zeros = Tensor(
+            np.zeros(concrete, dtypes.as_dtype(self.compute_dtype).as_numpy_dtype)
+        )
         out = self.call(zeros)
         shape = tuple(out.shape)
         if input_shape and input_shape[0] is None and shape and shape[0] == 1:
@@ -598,7 +463,11 @@ class Layer:
             t = convert_to_tensor(x)
         else:
             return x
-        if self.autocast and t._value.dtype.kind == "f" and t.dtype != self.input_dtype:
+        if (
+            self.autocast
+            and array_of(t).dtype.kind == "f"
+            and t.dtype != self.input_dtype
+        ):
             t = cast(t, self.input_dtype)
         return t
 
@@ -701,88 +570,3 @@ def _call_spec(cls: type) -> _CallSpec:
         default = params["training"].default
         return _CallSpec(True, None if default is inspect.Parameter.empty else default)
     return _CallSpec(False, None)
-
-
-# -- inputs ---------------------------------------------------------------------------
-
-
-class InputLayer(Layer):
-    """The layer behind ``keras.Input``: holds the symbolic input tensor.
-
-    Args:
-        shape: the shape of one example (without the batch axis).
-        batch_size: a fixed batch size (default None).
-        dtype: the input's dtype (default floatx).
-        batch_shape: the full shape, batch axis first (instead of ``shape``).
-        name: the layer's name.
-
-    Raises:
-        ValueError: if neither or both of ``shape`` and ``batch_shape`` are given.
-
-    Example:
-        >>> InputLayer(shape=(28, 28, 1)).output.shape
-        (None, 28, 28, 1)
-    """
-
-    def __init__(
-        self,
-        shape: Any = None,
-        batch_size: int | None = None,
-        dtype: Any = None,
-        batch_shape: Any = None,
-        name: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(name=name, dtype=dtype, **kwargs)
-        if (shape is None) == (batch_shape is None):
-            raise ValueError(
-                "You must pass exactly one of `shape` or `batch_shape` to an Input, "
-                f"got shape={shape!r} and batch_shape={batch_shape!r}. E.g. "
-                "keras.Input(shape=(784,))."
-            )
-        if shape is not None:
-            if isinstance(shape, int):
-                shape = (shape,)
-            batch_shape = (batch_size,) + tuple(shape)
-        self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
-        self.output = KerasTensor(self.batch_shape, dtype=self.dtype, name=self.name)
-        self.output._input_layer = self
-        self.__dict__["_build_input_shape"] = self.batch_shape
-        self.__dict__["_build_output_shape"] = self.batch_shape
-        self.built = True
-
-    def call(self, inputs: Any) -> Any:
-        return inputs
-
-
-def Input(
-    shape: Any = None,
-    batch_size: int | None = None,
-    dtype: Any = None,
-    batch_shape: Any = None,
-    name: str | None = None,
-) -> KerasTensor:
-    """A symbolic input of ``shape`` (one example, batch axis left out).
-
-    Use it as the first entry of ``keras.Sequential`` to build the model at once,
-    or call layers on it and pass inputs and outputs to ``keras.Model``.
-
-    Args:
-        shape: the shape of one example, e.g. ``(784,)`` or ``(28, 28, 1)``.
-        batch_size: a fixed batch size (default None).
-        dtype: the input's dtype (default floatx).
-        batch_shape: the full shape, batch axis first (instead of ``shape``).
-        name: a name for the input.
-
-    Returns:
-        A :class:`KerasTensor`.
-
-    Example:
-        >>> Input(shape=(784,)).shape
-        (None, 784)
-    """
-    layer = InputLayer(
-        shape=shape, batch_size=batch_size, dtype=dtype, batch_shape=batch_shape,
-        name=name,
-    )  # fmt: skip
-    return layer.output

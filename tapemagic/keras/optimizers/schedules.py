@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ...engine.tensor import Tensor, Variable
+from ...engine.tensor import Tensor, Variable, array_of
 
 __all__ = ["ExponentialDecay", "LearningRateSchedule"]
 
@@ -44,7 +44,7 @@ class LearningRateSchedule:
 
 def _number(value: Any) -> Any:
     if isinstance(value, (Tensor, Variable)):
-        return value._value
+        return array_of(value)
     return np.asarray(value)
 
 

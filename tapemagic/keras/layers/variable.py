@@ -1,0 +1,70 @@
+"""``KerasVariable``: a layer's weight, an engine Variable named as Keras 3 names it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...engine.tensor import Variable
+
+__all__ = ["KerasVariable"]
+
+
+class KerasVariable(Variable):
+    """A layer's weight: an engine Variable with Keras 3's ``name`` and ``path``.
+
+    ``name`` is the name given to ``add_weight`` ("kernel", with no ":0") and
+    ``path`` adds the layers it was created in ("sequential/dense/kernel").
+    Setting ``trainable`` also decides whether tapes watch it automatically.
+
+    Example:
+        >>> import numpy as np
+        >>> v = KerasVariable(np.zeros(2, np.float32), name="bias", path="dense/bias")
+        >>> v.name, v.path, v.trainable
+        ('bias', 'dense/bias', True)
+    """
+
+    __slots__ = ("_path",)
+
+    def __init__(
+        self,
+        initial_value: Any,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        path: str | None = None,
+    ) -> None:
+        name = "variable" if name is None else str(name)
+        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
+        self._path = name if path is None else path
+
+    @property
+    def name(self) -> str:
+        # Keras 3 names carry no TensorFlow output index (":0")
+        return super().name.removesuffix(":0")
+
+    @property
+    def path(self) -> str:
+        return self._path
+
+    @property
+    def trainable(self) -> bool:
+        return super().trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        # The engine's Variable has no trainable setter (TensorFlow fixes the
+        # flag at creation), and tapes read this slot to decide what to watch.
+        self._trainable = bool(value)
+
+    def __repr__(self) -> str:
+        return (
+            f"<KerasVariable shape={tuple(self.shape)}, dtype={self.dtype.name}, "
+            f"path={self._path}>"
+        )
+
+    def __reduce__(self) -> tuple:
+        return _rebuild, (self.numpy(), self.trainable, self.name, self._path)
+
+
+def _rebuild(value: Any, trainable: bool, name: str, path: str) -> KerasVariable:
+    return KerasVariable(value, trainable=trainable, name=name, path=path)

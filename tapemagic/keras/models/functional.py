@@ -1,0 +1,160 @@
+"""Functional models: ``Model(inputs, outputs)`` on ``keras.Input`` tensors.
+
+Calling a layer on a ``KerasTensor`` records the call on its output; the model
+replays those calls, in an order where every input comes first, on real data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..layers.keras_tensor import KerasTensor
+from ..layers.layer import Layer
+from .model import Model
+
+__all__ = ["Functional"]
+
+
+class Functional(Model):
+    """A model defined by calling layers on ``keras.Input``: ``Model(inputs, outputs)``.
+
+    Args:
+        inputs: a KerasTensor from ``keras.Input`` (or a list of them).
+        outputs: the KerasTensor a layer call returned (or a list of them).
+        name: the model's name (default "functional", made unique).
+        trainable: whether its weights are trainable.
+
+    Raises:
+        ValueError: if ``inputs`` are not ``keras.Input`` tensors or an output does
+            not depend on them.
+
+    Example:
+        >>> import numpy as np
+        >>> from tapemagic.keras import Input, layers
+        >>> inputs = Input(shape=(3,))
+        >>> outputs = layers.Dense(2)(layers.Dense(4, activation="relu")(inputs))
+        >>> model = Model(inputs, outputs)
+        >>> model(np.ones((5, 3), np.float32)).shape, model.count_params()
+        (TensorShape([5, 2]), 26)
+    """
+
+    def __init__(
+        self,
+        inputs: Any,
+        outputs: Any,
+        name: str | None = None,
+        trainable: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        flat_inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        flat_outputs = (
+            list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        )
+        for tensor in flat_inputs:
+            if not isinstance(tensor, KerasTensor) or tensor._input_layer is None:
+                raise ValueError(
+                    f"Model inputs must come from `keras.Input`, got {tensor!r}."
+                )
+        self._inputs = flat_inputs
+        self._outputs = flat_outputs
+        self._single_input = not isinstance(inputs, (list, tuple))
+        self._single_output = not isinstance(outputs, (list, tuple))
+        nodes = _topological_nodes(flat_inputs, flat_outputs)
+        layers: list[Layer] = [t._input_layer for t in flat_inputs]
+        for layer, _, _, _ in nodes:
+            if not any(layer is seen for seen in layers):
+                layers.append(layer)
+        # set before the nodes, so the layers are found in this order
+        self._layers = layers
+        self._nodes = nodes
+        self.__dict__["_build_input_shape"] = (
+            flat_inputs[0].shape
+            if self._single_input
+            else [t.shape for t in flat_inputs]
+        )
+        self.__dict__["_build_output_shape"] = (
+            flat_outputs[0].shape
+            if self._single_output
+            else [t.shape for t in flat_outputs]
+        )
+        self.built = True
+
+    @property
+    def inputs(self) -> list[KerasTensor]:
+        return list(self._inputs)
+
+    @property
+    def outputs(self) -> list[KerasTensor]:
+        return list(self._outputs)
+
+    @property
+    def input_dtype(self) -> str:
+        return self._inputs[0].dtype
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return self._build_output_shape
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        given = [inputs] if self._single_input else list(inputs)
+        if len(given) != len(self._inputs):
+            raise ValueError(
+                f"Model {self.name!r} expects {len(self._inputs)} input(s), got "
+                f"{len(given)}."
+            )
+        values = {
+            id(tensor): self._convert_input(value)
+            for tensor, value in zip(self._inputs, given)
+        }
+
+        def resolve(arg: Any) -> Any:
+            if isinstance(arg, KerasTensor):
+                return values[id(arg)]
+            if isinstance(arg, (list, tuple)):
+                return type(arg)(resolve(a) for a in arg)
+            return arg
+
+        for layer, args, kwargs, output in self._nodes:
+            call_kwargs = {k: resolve(v) for k, v in kwargs.items()}
+            if training is not None:
+                call_kwargs["training"] = training
+            values[id(output)] = layer(*[resolve(a) for a in args], **call_kwargs)
+        results = [values[id(t)] for t in self._outputs]
+        return results[0] if self._single_output else results
+
+
+def _topological_nodes(inputs: list, outputs: list) -> list[tuple]:
+    """``(layer, args, kwargs, output)`` for every layer call, inputs first."""
+    input_ids = {id(t) for t in inputs}
+    nodes: list[tuple] = []
+    done: set[int] = set()
+
+    def visit(tensor: Any) -> None:
+        if isinstance(tensor, (list, tuple)):
+            for item in tensor:
+                visit(item)
+            return
+        if not isinstance(tensor, KerasTensor) or id(tensor) in done:
+            return
+        if id(tensor) in input_ids:
+            done.add(id(tensor))
+            return
+        if tensor._producer is None:
+            raise ValueError(
+                f"Graph disconnected: cannot obtain value for {tensor!r}. It is a "
+                "keras.Input that was not passed in `inputs`."
+            )
+        layer, args, kwargs = tensor._producer
+        for arg in list(args) + list(kwargs.values()):
+            visit(arg)
+        done.add(id(tensor))
+        nodes.append((layer, args, kwargs, tensor))
+
+    for output in outputs:
+        if not isinstance(output, KerasTensor):
+            raise ValueError(
+                f"Model outputs must be results of layer calls on keras.Input, got "
+                f"{output!r}."
+            )
+        visit(output)
+    return nodes
