@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .context import state
+from .events import CotangentEvent
 from .op import Op
 from .tensor import Tensor
 
@@ -25,10 +26,10 @@ Node = tuple  # (op: Op, inputs: tuple[Tensor], outputs: tuple[Tensor], params: 
 
 class _SweepObservers(threading.local):
     def __init__(self) -> None:
-        # Objects with on_cotangent(outputs, g), told of the cotangent arriving
-        # at each node (g: its NumPy array; a tuple of them for several
-        # outputs). The explanation log adds itself while it follows a gradient
-        # request; empty, the sweep pays one attribute read.
+        # Listeners told of the cotangent arriving at each node, with a
+        # CotangentEvent (see recorder.py). A gradient request puts its
+        # tape's listeners here while it runs; empty, the sweep pays one
+        # attribute read.
         self.observers: list = []
 
 
@@ -86,8 +87,9 @@ def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
             batched = g._value.ndim != out._value.ndim
         if observers:
             arrays = tuple(t._value for t in g) if op.multi_output else g._value
+            event = CotangentEvent(tuple([o._id for o in outputs]), arrays)
             for observer in observers:
-                observer.on_cotangent(outputs, arrays)
+                observer.on_cotangent(event)
         if batched and not op.batched:
             pairs = zip(inputs, _looped_vjp(op, g, out, inputs, params, reach))
         elif op.per_input:
@@ -128,8 +130,9 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
             if g is None:
                 continue
             if observers:
+                event = CotangentEvent((key,), g)
                 for observer in observers:
-                    observer.on_cotangent(outputs, g)
+                    observer.on_cotangent(event)
             out = outputs[0]._value
             # (Calls spell out **params only when there are any: an empty
             # mapping unpacked costs more than most VJPs on small arrays.)

@@ -31,6 +31,7 @@ import numpy as np
 
 from .context import state
 from .errors import InvalidArgumentError
+from .recorder import op_event
 from .tensor import Tensor, convert_inputs
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
@@ -375,14 +376,25 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
 
 
 def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
-    """Record an op that ran on every tape that watches one of its inputs."""
+    """Record an op that ran on every tape that watches one of its inputs, and
+    tell the listeners (see recorder.py) which tapes did."""
     st = state
-    if st.tapes and op.vjp is not None:
-        for tape in st.tapes:
-            tape._record(op, inputs, outputs, params)
-    if st.observers:
-        for observer in st.observers:
-            observer.on_op(op, inputs, outputs, params)
+    tapes = st.tapes
+    if not st.observers:
+        if tapes and op.vjp is not None:
+            for tape in tapes:
+                tape._record(op, inputs, outputs, params)
+        return
+    recorded = ()
+    if tapes and op.vjp is not None:
+        recorded = tuple(
+            [tape for tape in tapes if tape._record(op, inputs, outputs, params)]
+        )
+    # Built before the listeners are called, so that their frame walks start
+    # at the same depth for every op (see ExplainLog.on_op).
+    event = op_event(op, inputs, outputs, params, recorded)
+    for observer in st.observers:
+        observer.on_op(event)
 
 
 def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:
