@@ -15,7 +15,7 @@ import numpy as np
 __all__ = [
     "AssignEvent",
     "ConvertEvent",
-    "CotangentEvent",
+    "CotangentsReached",
     "EscapeEvent",
     "GradientAnswered",
     "GradientAsked",
@@ -235,17 +235,19 @@ class GradientAnswered(NamedTuple):
     error: BaseException | None
 
 
-class CotangentEvent(NamedTuple):
-    """The backward sweep of a request reached an op (``on_cotangent``).
+class CotangentsReached(NamedTuple):
+    """Cotangents a request's backward sweep reached (``on_cotangents``).
+
+    A sweep tells them in batches, in sweep order (from the targets back to
+    the sources), all before the request's :class:`GradientAnswered`.
 
     Attributes:
-        output_ids: the ids of the op's outputs.
-        cotangent: the array arriving there (a tuple of arrays, one per
-            output, for several outputs). It may carry leading batch axes.
+        reached: ``(output_ids, cotangent)`` pairs: the ids of an op's outputs
+            and the array arriving there (a tuple of arrays, one per output,
+            for several outputs). Arrays may carry leading batch axes.
     """
 
-    output_ids: tuple[int, ...]
-    cotangent: Any
+    reached: tuple[tuple[tuple[int, ...], Any], ...]
 
 
 class Listener:
@@ -283,8 +285,8 @@ class Listener:
     def on_gradient_asked(self, event: GradientAsked) -> None:
         """A gradient request begins."""
 
-    def on_cotangent(self, event: CotangentEvent) -> None:
-        """A request's backward sweep reached an op."""
+    def on_cotangents(self, event: CotangentsReached) -> None:
+        """A request's backward sweep reached these ops."""
 
     def on_gradient_answered(self, event: GradientAnswered) -> None:
         """A gradient request ended."""

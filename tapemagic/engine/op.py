@@ -31,7 +31,8 @@ import numpy as np
 
 from .context import state
 from .errors import InvalidArgumentError
-from .recorder import op_event
+from .events import OpEvent
+from .recorder import _OP_INFO, op_info
 from .tensor import Tensor, convert_inputs
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
@@ -387,14 +388,44 @@ def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
         return
     recorded = ()
     if tapes and op.vjp is not None:
-        recorded = tuple(
-            [tape for tape in tapes if tape._record(op, inputs, outputs, params)]
-        )
-    # Built before the listeners are called, so that their frame walks start
-    # at the same depth for every op (see ExplainLog.on_op).
-    event = op_event(op, inputs, outputs, params, recorded)
+        if len(tapes) == 1:  # the common case: no list to build
+            tape = tapes[0]
+            if tape._record(op, inputs, outputs, params):
+                recorded = (tape,)
+        else:
+            recorded = tuple(
+                [tape for tape in tapes if tape._record(op, inputs, outputs, params)]
+            )
+    # The event, as recorder.op_event builds it, inlined: this runs for every
+    # op of a logged cell. Built here, before any listener is called, so that
+    # their frame walks start at the same depth for every op.
+    info = _OP_INFO.get(op)
+    if info is None:
+        info = op_info(op)
+    if len(inputs) == 1:
+        (x,) = inputs
+        input_ids, input_values = (x._id,), (x._value,)
+    elif len(inputs) == 2:
+        x, y = inputs
+        input_ids, input_values = (x._id, y._id), (x._value, y._value)
+    else:
+        input_ids = tuple([t._id for t in inputs])
+        input_values = tuple([t._value for t in inputs])
+    if len(outputs) == 1:
+        (out,) = outputs
+        output_ids, output_values = (out._id,), (out._value,)
+    else:
+        output_ids = tuple([t._id for t in outputs])
+        output_values = tuple([t._value for t in outputs])
+    event = _new(
+        OpEvent,
+        (info, params, input_ids, output_ids, input_values, output_values, recorded),
+    )
     for observer in st.observers:
         observer.on_op(event)
+
+
+_new = tuple.__new__  # builds an event without the named tuple's Python __new__
 
 
 def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:

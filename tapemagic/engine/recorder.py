@@ -33,7 +33,7 @@ from .dtypes import from_numpy
 from .events import (
     AssignEvent,
     ConvertEvent,
-    CotangentEvent,
+    CotangentsReached,
     EscapeEvent,
     GradientAnswered,
     GradientAsked,
@@ -51,7 +51,7 @@ from .tensor import Tensor, Variable
 
 __all__ = [
     "AssignEvent",
-    "CotangentEvent",
+    "CotangentsReached",
     "ConvertEvent",
     "EscapeEvent",
     "GradientAnswered",

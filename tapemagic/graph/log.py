@@ -47,7 +47,7 @@ import numpy as np
 from ..engine.recorder import (
     AssignEvent,
     ConvertEvent,
-    CotangentEvent,
+    CotangentsReached,
     EscapeEvent,
     GradientAnswered,
     GradientAsked,
@@ -184,7 +184,8 @@ class ExplainLog(Listener):
         self.filename = filename
         self.label = label
         self.lines = lines
-        self._tape: Any = None  # a weak reference: the tape owns its log
+        # A weak reference to the tape (the tape owns its log), called for it.
+        self._tape: Callable[[], Any] = _no_tape
         self.first_id: int | None = None
         self.events: list[tuple] = []
         self.requests: list[dict] = []
@@ -248,7 +249,7 @@ class ExplainLog(Listener):
         Held weakly, so a tape and its log never form a cycle that only the
         garbage collector could free.
         """
-        return None if self._tape is None else self._tape()
+        return self._tape()
 
     def tape_number(self, tape: Any) -> int:
         """0 for the log's own tape; 1, 2, ... for other tapes, as first seen."""
@@ -330,26 +331,33 @@ class ExplainLog(Listener):
     # -- events ----------------------------------------------------------------
     def on_op(self, event: OpEvent) -> None:
         """An op ran (recorded on a tape or not)."""
+        # (The hottest hook: one unpacking instead of an attribute per field.)
+        info, params, input_ids, output_ids, input_values, output_values, tapes = event
         values = self.values
-        input_ids = event.input_ids
         for key in input_ids:
             if key not in values:
-                value = event.input_values[input_ids.index(key)]
-                self._first_seen(key, value)
-        tape = self.tape
-        tapes = event.tapes
+                self._first_seen(key, input_values[input_ids.index(key)])
+        tape = self._tape()
         recorded = tape is not None and tape in tapes
         others = ()
         if len(tapes) > recorded:
             others = tuple([self.tape_number(t) for t in tapes if t is not tape])
-        name, differentiable, singular, blocked = event.op
+        name, differentiable, singular, blocked = info
         # The engine calls this hook from op._announce, itself called by the op's
-        # function (or a custom gradient's wrapper): the line search starts at
-        # that function's caller, since each frame looked at costs a frame object.
-        line = self._line(skip=4)
+        # function (or a custom gradient's wrapper): the line search (_line,
+        # inlined) starts at that function's caller, since each frame looked at
+        # costs a frame object.
+        filename = self.filename
+        frame = sys._getframe(3)
+        while frame is not None:
+            if frame.f_code.co_filename == filename:
+                line = frame.f_lineno
+                break
+            frame = frame.f_back
+        else:
+            line = None
         events = self.events
         seq = len(events)
-        output_ids = event.output_ids
         events.append(
             (
                 "op",
@@ -361,13 +369,19 @@ class ExplainLog(Listener):
                 line,
                 self.state,
                 self._request,
-                event.params,
+                params,
                 others,
                 blocked,
                 singular,
             )
         )
-        for key, value in zip(output_ids, event.output_values):
+        if len(output_ids) == 1:
+            value = output_values[0]
+            values[output_ids[0]] = ("op", value.shape, value.dtype, seq)
+            if singular and value.dtype.kind in "fc":
+                self.finite[output_ids[0]] = bool(np.isfinite(value).all())
+            return
+        for key, value in zip(output_ids, output_values):
             values[key] = ("op", value.shape, value.dtype, seq)
             if singular and value.dtype.kind in "fc":
                 self.finite[key] = bool(np.isfinite(value).all())
@@ -553,20 +567,27 @@ class ExplainLog(Listener):
                     self._add_cotangent(number, item.id, g, True)
         self._flush_norms()
 
-    def on_cotangent(self, event: CotangentEvent) -> None:
-        """The backward sweep reached an op with this cotangent."""
+    def on_cotangents(self, event: CotangentsReached) -> None:
+        """The backward sweep reached these ops with these cotangents."""
         if not self._pending:
             return
         number = self._pending[-1]
-        g = event.cotangent
-        if type(g) is not tuple:  # one output: the common case
-            key = event.output_ids[0]
-            if key in self.values:
-                self._add_cotangent(number, key, g, False)
-            return
-        for key, array in zip(event.output_ids, g):
-            if key in self.values:
-                self._add_cotangent(number, key, array, False)
+        values, cotangents, unnormed = self.values, self.cotangents, self._unnormed
+        held = 0
+        for output_ids, g in event.reached:
+            if type(g) is not tuple:  # one output: the common case
+                key = output_ids[0]
+                if key in values:
+                    unnormed.append(len(cotangents))
+                    cotangents.append((number, key, g.shape, g, False))
+                    held += g.nbytes
+                continue
+            for key, array in zip(output_ids, g):
+                if key in values:
+                    self._add_cotangent(number, key, array, False)
+        self._unnormed_bytes += held
+        if self._unnormed_bytes > _NORM_BATCH_BYTES:
+            self._flush_norms()
 
     def _add_cotangent(self, number: int, key: int, array: Any, result: bool) -> None:
         cotangents = self.cotangents
@@ -649,6 +670,11 @@ class ExplainLog(Listener):
 
 
 _MISSING = object()
+
+
+def _no_tape() -> None:
+    """What an unbound log's tape reference gives."""
+    return None
 
 
 def _kind(obj: Any, ref: ValueRef | None) -> str | None:
