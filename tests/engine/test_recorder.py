@@ -26,7 +26,13 @@ class Recording(recorder.Listener):
     def __getattribute__(self, name):
         if name.startswith("on_"):
             heard = object.__getattribute__(self, "heard")
-            return lambda event: heard.append((name, event))
+
+            def hear(event, how=None):
+                if how is not None:  # tf.constant's copy (see Listener.on_escape)
+                    event = recorder.escape_event(event, how)
+                heard.append((name, event))
+
+            return hear
         return object.__getattribute__(self, name)
 
     def kinds(self) -> list[str]:
@@ -211,3 +217,14 @@ def test_describe_and_describe_tape():
         z = v * 2.0
     once.gradient(z, v)
     assert recorder.describe_tape(once).status == "answered"
+
+
+def test_a_copy_by_tf_constant_is_an_escape():
+    w = tf.Variable([1.0, 2.0])
+    listener = Recording()
+    with GradientTape(explain=listener):
+        tf.constant(w)
+    (escape,) = listener.of("on_escape")
+    assert escape.how == "constant" and escape.value.variable is w
+    assert escape.result is None
+    recorder.Listener().on_escape(w, "constant")  # the base class takes it too
