@@ -113,7 +113,25 @@ def op_info(op: Any) -> OpInfo:
 
 def op_event(op: Any, inputs: tuple, outputs: tuple, params: dict,
              tapes: tuple) -> OpEvent:  # fmt: skip
-    """The record of ``op`` having run (the engine builds it in ``_announce``)."""
+    """The record of ``op`` having run on ``inputs``, giving ``outputs``.
+
+    ``op._announce`` builds the same record inline (it runs for every op of a
+    logged cell); this is its reference form, for other recorders and tests.
+
+    Args:
+        op: an engine op; inputs, outputs: its tensors; params: its static
+            parameters; tapes: the tapes that recorded it.
+
+    Returns:
+        An :class:`OpEvent`.
+
+    Example:
+        >>> from tapemagic.engine.op import OP_TABLE
+        >>> x = Tensor(np.float32(2.0))
+        >>> event = op_event(OP_TABLE["negative"], (x,), (-x,), {}, ())
+        >>> event.op.name, event.input_ids == (x._id,), event.output_shapes
+        ('negative', True, ((),))
+    """
     info = _OP_INFO.get(op)
     if info is None:
         info = op_info(op)

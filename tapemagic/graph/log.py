@@ -719,7 +719,19 @@ _THRESHOLD = 8  # arrays with more items than this are elided
 
 
 def preview(array: Any) -> str:
-    """A value on one short line: ``[[1., 2.], [3., 4.]]``, elided past 8 items."""
+    """A value on one short line: ``[[1., 2.], [3., 4.]]``, elided past 8 items.
+
+    Args:
+        array: an array (or what :func:`_glimpse` kept of one; text passes
+            through).
+
+    Returns:
+        The text.
+
+    Example:
+        >>> preview(np.arange(12.0))
+        '[ 0., 1., 2., ..., 9., 10., 11.]'
+    """
     if isinstance(array, str):
         return array
     text = np.array2string(
