@@ -31,8 +31,7 @@ import numpy as np
 
 from .context import state
 from .errors import InvalidArgumentError
-from .events import OpEvent
-from .recorder import _OP_INFO, op_info
+from .events import OpEvent, OpInfo
 from .tensor import Tensor, convert_inputs
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
@@ -401,7 +400,7 @@ def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
     # their frame walks start at the same depth for every op.
     info = _OP_INFO.get(op)
     if info is None:
-        info = op_info(op)
+        info = _op_info(op)
     if len(inputs) == 1:
         (x,) = inputs
         input_ids, input_values = (x._id,), (x._value,)
@@ -426,6 +425,26 @@ def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
 
 
 _new = tuple.__new__  # builds an event without the named tuple's Python __new__
+
+# Op -> its OpInfo, for the ops of the op table (custom-gradient ops are new
+# objects on every call, so they are not kept); recorder.op_info is the public
+# form of _op_info.
+_OP_INFO: dict[Op, OpInfo] = {}
+
+
+def _op_info(op: Op) -> OpInfo:
+    """What an op is, for listeners: name, differentiable, singular, and the
+    positions of inputs without a gradient (see recorder.OpInfo)."""
+    info = _OP_INFO.get(op)
+    if info is None:
+        vjp = op.vjp
+        blocked = (
+            tuple([i for i, fn in enumerate(vjp) if fn is None]) if op.per_input else ()
+        )
+        info = OpInfo(op.name, vjp is not None, op.singular, blocked)
+        if OP_TABLE.get(op.name) is op:
+            _OP_INFO[op] = info
+    return info
 
 
 def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from . import nest
+from . import op as _op
 from .context import state
 from .dtypes import from_numpy
 from .events import (
@@ -83,10 +84,6 @@ __all__ = [
 
 _new = tuple.__new__  # builds a record without the named tuple's Python __new__
 
-# Op -> its OpInfo, for the ops of the op table (custom-gradient ops are new
-# objects on every call, so they are not kept).
-_OP_INFO: dict[Any, OpInfo] = {}
-
 
 def op_info(op: Any) -> OpInfo:
     """The :class:`OpInfo` of an engine op, built once per op of the op table.
@@ -97,18 +94,7 @@ def op_info(op: Any) -> OpInfo:
         >>> info.name, info.differentiable, op_info(OP_TABLE["log"]).singular
         ('argmax', False, 'derivative')
     """
-    info = _OP_INFO.get(op)
-    if info is None:
-        from .op import OP_TABLE
-
-        vjp = op.vjp
-        blocked = (
-            tuple([i for i, fn in enumerate(vjp) if fn is None]) if op.per_input else ()
-        )
-        info = OpInfo(op.name, vjp is not None, op.singular, blocked)
-        if OP_TABLE.get(op.name) is op:
-            _OP_INFO[op] = info
-    return info
+    return _op._op_info(op)
 
 
 def op_event(op: Any, inputs: tuple, outputs: tuple, params: dict,
@@ -132,9 +118,7 @@ def op_event(op: Any, inputs: tuple, outputs: tuple, params: dict,
         >>> event.op.name, event.input_ids == (x._id,), event.output_shapes
         ('negative', True, ((),))
     """
-    info = _OP_INFO.get(op)
-    if info is None:
-        info = op_info(op)
+    info = _op._op_info(op)
     # One and two inputs are most ops: tuple displays, no loops.
     if len(inputs) == 1:
         (x,) = inputs
