@@ -32,7 +32,6 @@ sys.path.insert(0, ROOT)
 
 from timing import median_times  # noqa: E402  (benchmarks/timing.py)
 
-import tapemagic.graph.log  # noqa: E402,F401  (makes explain=True available)
 import tapemagic.tf as tf  # noqa: E402
 from tapemagic.engine.tape import GradientTape  # noqa: E402
 

@@ -38,8 +38,8 @@ sys.path.insert(0, ROOT)
 
 import tapemagic.tf as tf  # noqa: E402
 from tapemagic.graph.from_tape import graph_from_tape  # noqa: E402
-from tapemagic.magic import TapeView, find_problems  # noqa: E402
 from tapemagic.viz.dot import build_view, render_svg  # noqa: E402
+from tapemagic.viz.view import TapeView, find_problems  # noqa: E402
 from tapemagic.viz.widget import TapeWidget  # noqa: E402
 
 STEPS = 5

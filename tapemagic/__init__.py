@@ -37,7 +37,6 @@ def assert_no_none_gradients(
             None.
 
     Example:
-        >>> import tapemagic.graph.log  # makes GradientTape(explain=True) work
         >>> import tapemagic.tf as tf
         >>> w, c = tf.Variable(2.0), tf.constant(3.0)
         >>> with tf.GradientTape(explain=True) as tape:
@@ -49,7 +48,6 @@ def assert_no_none_gradients(
         ...     print(str(err).splitlines()[0])
         1 gradient is None:
     """
-    from .graph import log  # noqa: F401  (registers tape.explain)
     from .graph.diagnosis import assert_no_none_gradients as check
 
     check(tape, target, sources)
@@ -80,3 +78,28 @@ def unload_ipython_extension(ipython: Any) -> None:
     from .magic import unload_ipython_extension as unload
 
     unload(ipython)
+
+
+# The engine never imports the graph package: GradientTape(explain=True) and
+# tape.explain() ask through registration hooks, filled with these loaders, and
+# the graph package loads on first use. The root imports nothing here (importing
+# tapemagic.graph.diagnosis must not load the engine): engine/tape.py hands its
+# module to _register_engine_hooks when it is first imported.
+def _explain_log() -> Any:
+    """What ``GradientTape(explain=True)`` listens with: a new ExplainLog."""
+    from .graph.log import ExplainLog
+
+    return ExplainLog()
+
+
+def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
+    """What ``tape.explain(target, sources)`` returns: the tape's findings."""
+    from .graph.from_tape import explain_tape
+
+    return explain_tape(tape, target, sources)
+
+
+def _register_engine_hooks(tape_module: Any) -> None:
+    """Fill the engine's registration hooks with the loaders above."""
+    tape_module.set_explain_factory(_explain_log)
+    tape_module.set_diagnosis(_explain_tape)

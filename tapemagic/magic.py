@@ -42,16 +42,13 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import display
 
 from .engine import nest
-from .engine.backprop import sweep_observers
-from .engine.context import state
+from .engine.recorder import detach
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
-from .graph.findings import Finding
 from .graph.from_tape import graph_from_tape
 from .graph.log import ExplainLog
-from .graph.model import Graph
 from .graph.source import split_commas
-from .viz.text import render_text
+from .viz.view import TapeView, find_problems, tape_mimebundle
 
 __all__ = [
     "TapeMagics",
@@ -63,98 +60,6 @@ __all__ = [
     "show_tape",
     "unload_ipython_extension",
 ]
-
-
-class TapeView:
-    """What a ``%%tape`` cell shows: its tape's graph model, rendered.
-
-    Attributes:
-        tape: the GradientTape.
-        name: the user's name for it.
-        gradients: what ``--target``/``--sources`` computed (None otherwise).
-        show: ``"graph"``, ``"text"`` or ``"none"``.
-
-    Example:
-        >>> from tapemagic.engine import Variable
-        >>> w = Variable(2.0)
-        >>> with GradientTape(explain=True) as tape:
-        ...     y = w * w
-        >>> print(TapeView(tape, "tape", show="text").text().splitlines()[1])
-        Ops: 1 recorded on the tape, of 1 that ran.
-    """
-
-    def __init__(self, tape: GradientTape, name: str | None = None,
-                 gradients: Any = None, show: str = "graph") -> None:  # fmt: skip
-        self.tape = tape
-        self.name = name
-        self.gradients = gradients
-        self.show = show
-
-    @property
-    def graph(self) -> Graph:
-        """The graph model, built from the tape as it is now."""
-        name = self.name if self.name is not None else _name_in_user_ns(self.tape)
-        return graph_from_tape(self.tape, name=name)
-
-    def text(self) -> str:
-        """The plain-text summary."""
-        return render_text(self.graph)
-
-    def widget(self) -> Any:
-        """The ipywidgets view (a :class:`tapemagic.viz.widget.TapeWidget`)."""
-        from .viz.widget import TapeWidget
-
-        graph = self.graph
-        return TapeWidget(graph, find_problems(graph))
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
-        # Showing a tape never breaks a cell: a failing renderer falls back to
-        # the text view, a failing text view to the tape's repr, with one line
-        # saying why.
-        if self.show == "none":
-            return {}
-        try:
-            graph = self.graph
-            text = render_text(graph)
-        except Exception as err:
-            note = _view_failed(err, "the view of this tape", "the tape's repr")
-            return {"text/plain": f"{note}\n{self.tape!r}"}
-        if self.show == "text" or not _rich_frontend():
-            return {"text/plain": text}
-        try:
-            return _rich_bundle(graph, text)
-        except Exception as err:
-            note = _view_failed(err, "the graph view", "the text view")
-            return {"text/plain": f"{note}\n{text}"}
-
-    def __repr__(self) -> str:
-        return self.text()
-
-
-def _rich_bundle(graph: Graph, text: str) -> dict:
-    """The widget, its static HTML and the text, for a notebook."""
-    from .viz.widget import TapeWidget, static_html
-
-    findings = find_problems(graph)
-    widget = TapeWidget(graph, findings)
-    bundle = dict(widget._repr_mimebundle_() or {})
-    # Viewers without a kernel (nbconvert, GitHub) show the static HTML: the
-    # same SVG and tables; terminals and logs get the text.
-    bundle["text/html"] = static_html(graph, findings, widget.graph_part)
-    bundle["text/plain"] = text
-    return bundle
-
-
-def _view_failed(err: Exception, what: str, instead: str) -> str:
-    """The one line that says a view failed and what is shown instead."""
-    reason = f"{type(err).__name__}: {_one_line(err)}"
-    reason = reason if len(reason) <= 200 else reason[:197] + "..."
-    if isinstance(err, ImportError):
-        return (
-            f"tapemagic: {what} needs ipywidgets and graphviz ({reason}); "
-            f"pip install ipywidgets graphviz. Here is {instead}."
-        )
-    return f"tapemagic: {what} failed ({reason}); here is {instead}."
 
 
 @magics_class
@@ -266,22 +171,6 @@ class TapeMagics(Magics):
         return show_tape(self.shell, args.name, show=args.show)
 
 
-def find_problems(graph: Graph) -> tuple[Finding, ...]:
-    """The diagnosis's findings for ``graph``; none while it is not installed.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> tape = TapeInfo("t", False, True, "new", True)
-        >>> find_problems(Graph(tape, Cell(None, None)))
-        ()
-    """
-    try:
-        from .graph.diagnosis import diagnose
-    except ImportError:  # the diagnosis is not installed yet: draw no findings
-        return ()
-    return tuple(diagnose(graph))
-
-
 def show(tape: GradientTape, name: str | None = None) -> None:
     """Display the view of ``tape``: the widget in a notebook, text elsewhere.
 
@@ -315,32 +204,6 @@ def show(tape: GradientTape, name: str | None = None) -> None:
         print(view.text())
     else:
         display(view)
-
-
-def _rich_frontend() -> bool:
-    """Whether the frontend shows HTML (a notebook), not only text (a terminal)."""
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    if shell is None:
-        return True
-    return "text/html" in shell.display_formatter.active_types
-
-
-def _name_in_user_ns(tape: GradientTape) -> str | None:
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    if shell is None:
-        return None
-    return next(
-        (
-            key
-            for key, value in shell.user_ns.items()
-            if value is tape and not key.startswith("_")
-        ),
-        None,
-    )
 
 
 def show_tape(shell: Any, name: str = "tape", show: str = "graph") -> TapeView:
@@ -454,11 +317,10 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
 
 
 def _detach(log: ExplainLog) -> None:
-    """Take the cell's log off the observer lists, where a gradient that a
+    """Take the cell's log off the listener lists, where a gradient that a
     KeyboardInterrupt stopped half-way leaves it (every later backward sweep
     in the kernel would feed it)."""
-    for observers in (state.observers, sweep_observers.observers):
-        observers[:] = [o for o in observers if o is not log]
+    detach(log)
 
 
 def _one_line(err: BaseException) -> str:
@@ -615,14 +477,33 @@ def _user_traceback(tb: Any, filename: str) -> Any:
     return tb if tb is not None else first
 
 
+# What displayed a GradientTape before the extension was loaded, per shell:
+# unloading puts it back.
+_PREVIOUS_FORMATTERS: dict[int, Any] = {}
+
+
 def load_ipython_extension(ipython: Any) -> None:
-    """Register ``%%tape`` and ``%tape`` (``%load_ext tapemagic`` calls this)."""
+    """Register ``%%tape``, ``%tape`` and how a GradientTape is displayed.
+
+    ``%load_ext tapemagic`` calls this. A tape that ends a cell shows its
+    :class:`~tapemagic.viz.view.TapeView` (the engine knows nothing of views:
+    the display is registered with IPython's mimebundle formatter).
+    """
     ipython.register_magics(TapeMagics)
+    formatter = ipython.display_formatter.mimebundle_formatter
+    previous = formatter.for_type(GradientTape, tape_mimebundle)
+    if previous is not tape_mimebundle:
+        _PREVIOUS_FORMATTERS[id(ipython)] = previous
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    """Remove ``%%tape`` and ``%tape``."""
+    """Remove ``%%tape``, ``%tape`` and the display of GradientTape."""
     magics = ipython.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("tape", None)
     ipython.magics_manager.registry.pop(TapeMagics.__name__, None)
+    formatter = ipython.display_formatter.mimebundle_formatter
+    formatter.pop(GradientTape, None)
+    previous = _PREVIOUS_FORMATTERS.pop(id(ipython), None)
+    if previous is not None:
+        formatter.for_type(GradientTape, previous)

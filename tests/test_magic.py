@@ -99,6 +99,29 @@ def test_unload_removes_both_magics(ip):
     assert ip.find_cell_magic("tape") is not None
 
 
+def test_a_tape_ending_a_cell_shows_its_view_while_loaded(ip):
+    code = "with tf.GradientTape() as t2:\n    z = w * 2.0\nt2"
+    result, captured = run(ip, code)
+    assert result.success, result.error_in_exec
+    text = shown(captured)
+    assert "GradientTape 't2' (non-persistent, stopped)" in text
+    assert "Ops: 1 recorded on the tape" in text
+    ip.extension_manager.unload_extension("tapemagic")
+    try:
+        formatter = ip.display_formatter.mimebundle_formatter
+        assert GradientTape not in formatter.type_printers
+        result, captured = run(ip, code)
+        assert (
+            shown(captured)
+            .strip()
+            .endswith("<GradientTape non-persistent, stopped, 1 ops recorded>")
+        )
+    finally:
+        ip.extension_manager.load_extension("tapemagic")
+    result, captured = run(ip, code)
+    assert "GradientTape 't2' (non-persistent, stopped)" in shown(captured)
+
+
 def test_lazy_magics_loads_the_extension_on_first_use(ip):
     ip.extension_manager.unload_extension("tapemagic")
     saved = dict(ip.magics_manager.lazy_magics)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .context import state
+from .events import CotangentsReached
 from .op import Op
 from .tensor import Tensor
 
@@ -25,14 +26,36 @@ Node = tuple  # (op: Op, inputs: tuple[Tensor], outputs: tuple[Tensor], params: 
 
 class _SweepObservers(threading.local):
     def __init__(self) -> None:
-        # Objects with on_cotangent(outputs, g), told of the cotangent arriving
-        # at each node (g: its NumPy array; a tuple of them for several
-        # outputs). The explanation log adds itself while it follows a gradient
-        # request; empty, the sweep pays one attribute read.
+        # Listeners told of the cotangents arriving at the nodes, in batches
+        # (a CotangentsReached event, see recorder.py). A gradient request
+        # puts its tape's listeners here while it runs; empty, the sweep pays
+        # one attribute read.
         self.observers: list = []
 
 
 sweep_observers = _SweepObservers()
+
+# A sweep hands its listeners the cotangents it reached once this many are
+# held, or at once for one this large: a batch keeps at most about 1 MiB alive.
+_BATCH = 64
+_HELD_ALONE = 16384
+
+
+class _Reached(list):
+    """The ``(output_ids, cotangent)`` pairs a sweep reached, not yet told."""
+
+    __slots__ = ("listeners",)
+
+    def __init__(self, listeners: list) -> None:
+        super().__init__()
+        self.listeners = listeners
+
+    def tell(self) -> None:
+        if self:
+            event = CotangentsReached(tuple(self))
+            self.clear()
+            for listener in self.listeners:
+                listener.on_cotangents(event)
 
 
 def backward(
@@ -57,19 +80,24 @@ def backward(
                 for out in node[2]:
                     reach.add(out._id)
                 break
-    observers = sweep_observers.observers
-    if state.tapes or state.observers:
-        # Someone records the VJPs' ops (an outer tape: higher derivatives) or
-        # logs every op that runs (an explanation log inside its cell): run the
-        # VJPs as engine ops.
-        return _sweep_tensors(relevant, dict(seeds), source_ids, reach, observers)
-    arrays = {key: t._value for key, t in seeds.items()}
-    grads = _sweep_arrays(relevant, arrays, source_ids, reach, observers)
+    listeners = sweep_observers.observers
+    reached = _Reached(listeners) if listeners else None
+    try:
+        if state.tapes or state.observers:
+            # Someone records the VJPs' ops (an outer tape: higher derivatives)
+            # or logs every op that runs (an explanation log inside its cell):
+            # run the VJPs as engine ops.
+            return _sweep_tensors(relevant, dict(seeds), source_ids, reach, reached)
+        arrays = {key: t._value for key, t in seeds.items()}
+        grads = _sweep_arrays(relevant, arrays, source_ids, reach, reached)
+    finally:
+        if reached is not None:
+            reached.tell()
     return {key: Tensor(g) for key, g in grads.items()}
 
 
 def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
-                   reach: set[int], observers: list) -> dict[int, Tensor]:  # fmt: skip
+                   reach: set[int], reached: Any) -> dict[int, Tensor]:  # fmt: skip
     for op, inputs, outputs, params in reversed(relevant):
         if op.multi_output:
             g = _multi_output_cotangent(grads, outputs, source_ids)
@@ -84,10 +112,17 @@ def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
             if g is None:
                 continue
             batched = g._value.ndim != out._value.ndim
-        if observers:
-            arrays = tuple(t._value for t in g) if op.multi_output else g._value
-            for observer in observers:
-                observer.on_cotangent(outputs, arrays)
+        if reached is not None:
+            if op.multi_output:
+                reached.append(
+                    (tuple([o._id for o in outputs]), tuple(t._value for t in g))
+                )
+                reached.tell()
+            else:
+                value = g._value
+                reached.append(((key,), value))
+                if len(reached) >= _BATCH or value.nbytes >= _HELD_ALONE:
+                    reached.tell()
         if batched and not op.batched:
             pairs = zip(inputs, _looped_vjp(op, g, out, inputs, params, reach))
         elif op.per_input:
@@ -115,21 +150,22 @@ def _accumulate(grads: dict, pairs: Any, reach: set[int]) -> None:
 
 
 def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
-                  reach: set[int], observers: list) -> dict:  # fmt: skip
+                  reach: set[int], reached: Any) -> dict:  # fmt: skip
     """The sweep on NumPy arrays: each op's ``raw_vjp``, or its VJP on tensors."""
     for node in reversed(relevant):
         op, inputs, outputs, params = node
         raw = op.raw_vjp
         if raw is None:
-            pairs = _tensor_vjp_on_arrays(node, grads, source_ids, reach, observers)
+            pairs = _tensor_vjp_on_arrays(node, grads, source_ids, reach, reached)
         else:
             key = outputs[0]._id
             g = grads.get(key) if key in source_ids else grads.pop(key, None)
             if g is None:
                 continue
-            if observers:
-                for observer in observers:
-                    observer.on_cotangent(outputs, g)
+            if reached is not None:
+                reached.append(((key,), g))
+                if len(reached) >= _BATCH or g.nbytes >= _HELD_ALONE:
+                    reached.tell()
             out = outputs[0]._value
             # (Calls spell out **params only when there are any: an empty
             # mapping unpacked costs more than most VJPs on small arrays.)
@@ -168,7 +204,7 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
 
 
 def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
-                          reach: set[int], observers: list) -> list:  # fmt: skip
+                          reach: set[int], reached: Any) -> list:  # fmt: skip
     """One node of an array sweep through the op's VJP on tensors.
 
     The node's inputs join the one-node sweep with what they have so far, so an
@@ -186,7 +222,7 @@ def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
     for t in inputs:
         if t._id in grads and t._id not in sub:
             sub[t._id] = Tensor(grads[t._id])
-    results = _sweep_tensors([node], sub, source_ids, reach, observers)
+    results = _sweep_tensors([node], sub, source_ids, reach, reached)
     for t in inputs:
         if t._id in results and t._id not in keys:
             grads[t._id] = results[t._id]._value

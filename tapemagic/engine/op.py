@@ -31,6 +31,7 @@ import numpy as np
 
 from .context import state
 from .errors import InvalidArgumentError
+from .events import OpEvent, OpInfo
 from .tensor import Tensor, convert_inputs
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
@@ -375,14 +376,75 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
 
 
 def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
-    """Record an op that ran on every tape that watches one of its inputs."""
+    """Record an op that ran on every tape that watches one of its inputs, and
+    tell the listeners (see recorder.py) which tapes did."""
     st = state
-    if st.tapes and op.vjp is not None:
-        for tape in st.tapes:
-            tape._record(op, inputs, outputs, params)
-    if st.observers:
-        for observer in st.observers:
-            observer.on_op(op, inputs, outputs, params)
+    tapes = st.tapes
+    if not st.observers:
+        if tapes and op.vjp is not None:
+            for tape in tapes:
+                tape._record(op, inputs, outputs, params)
+        return
+    recorded = ()
+    if tapes and op.vjp is not None:
+        if len(tapes) == 1:  # the common case: no list to build
+            tape = tapes[0]
+            if tape._record(op, inputs, outputs, params):
+                recorded = (tape,)
+        else:
+            recorded = tuple(
+                [tape for tape in tapes if tape._record(op, inputs, outputs, params)]
+            )
+    # The event, as recorder.op_event builds it, inlined: this runs for every
+    # op of a logged cell. Built here, before any listener is called, so that
+    # their frame walks start at the same depth for every op.
+    info = _OP_INFO.get(op)
+    if info is None:
+        info = _op_info(op)
+    if len(inputs) == 1:
+        (x,) = inputs
+        input_ids, input_values = (x._id,), (x._value,)
+    elif len(inputs) == 2:
+        x, y = inputs
+        input_ids, input_values = (x._id, y._id), (x._value, y._value)
+    else:
+        input_ids = tuple([t._id for t in inputs])
+        input_values = tuple([t._value for t in inputs])
+    if len(outputs) == 1:
+        (out,) = outputs
+        output_ids, output_values = (out._id,), (out._value,)
+    else:
+        output_ids = tuple([t._id for t in outputs])
+        output_values = tuple([t._value for t in outputs])
+    event = _new(
+        OpEvent,
+        (info, params, input_ids, output_ids, input_values, output_values, recorded),
+    )
+    for observer in st.observers:
+        observer.on_op(event)
+
+
+_new = tuple.__new__  # builds an event without the named tuple's Python __new__
+
+# Op -> its OpInfo, for the ops of the op table (custom-gradient ops are new
+# objects on every call, so they are not kept); recorder.op_info is the public
+# form of _op_info.
+_OP_INFO: dict[Op, OpInfo] = {}
+
+
+def _op_info(op: Op) -> OpInfo:
+    """What an op is, for listeners: name, differentiable, singular, and the
+    positions of inputs without a gradient (see recorder.OpInfo)."""
+    info = _OP_INFO.get(op)
+    if info is None:
+        vjp = op.vjp
+        blocked = (
+            tuple([i for i, fn in enumerate(vjp) if fn is None]) if op.per_input else ()
+        )
+        info = OpInfo(op.name, vjp is not None, op.singular, blocked)
+        if OP_TABLE.get(op.name) is op:
+            _OP_INFO[op] = info
+    return info
 
 
 def _op_error(op: Op, inputs: tuple[Tensor, ...], err: Exception) -> Exception:

@@ -28,11 +28,13 @@ import numpy as np
 
 from . import nest
 from . import op as _op
-from .backprop import backward
-from .context import state
+from .backprop import backward, sweep_observers
+from .context import new_id, state
 from .dtypes import from_numpy
+from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
 from .op import Op, slim
-from .tensor import Tensor, Variable, convert_to_tensor
+from .tensor import Tensor, Variable, _ref, convert_to_tensor
+from .tensor import array_of as _array_of
 
 __all__ = [
     "GradientTape",
@@ -65,21 +67,22 @@ def _unconnected_mode(value: Any) -> UnconnectedGradients:
         ) from None
 
 
-# The explanation log lives in tapemagic.graph, which the engine never imports:
-# the graph package registers its factory here when it is imported.
+# The explanation log lives in tapemagic.graph, which the engine never imports,
+# not even lazily: the package root (tapemagic/__init__.py, run by every import
+# of tapemagic.tf) registers a factory here that loads it on first use.
 _explain_factory: Callable[[], Any] | None = None
 
 
 def set_explain_factory(factory: Callable[[], Any] | None) -> None:
-    """Register what ``GradientTape(explain=True)`` builds (``tapemagic.graph`` does).
+    """Register what ``GradientTape(explain=True)`` builds (``tapemagic`` does).
 
     Args:
-        factory: called with no arguments, returns an observer (see
-            ``tapemagic.graph.log.ExplainLog``); None unregisters it.
+        factory: called with no arguments, returns a listener (see
+            ``tapemagic.engine.recorder.Listener``); None unregisters it.
 
     Example:
-        >>> import tapemagic.graph.log  # registers its ExplainLog here
-        >>> type(GradientTape(explain=True)._explain).__name__
+        >>> from tapemagic.engine.recorder import explain_listener
+        >>> type(explain_listener(GradientTape(explain=True))).__name__
         'ExplainLog'
     """
     global _explain_factory
@@ -87,19 +90,19 @@ def set_explain_factory(factory: Callable[[], Any] | None) -> None:
 
 
 # GradientTape.explain runs the why-None diagnosis of tapemagic.graph, which
-# registers it here when its explanation log is imported.
+# the package root registers here (loading it on first use).
 _diagnosis: Callable[[Any, Any, Any], Any] | None = None
 
 
 def set_diagnosis(diagnosis: Callable[[Any, Any, Any], Any] | None) -> None:
-    """Register what ``GradientTape.explain`` runs (``tapemagic.graph`` does).
+    """Register what ``GradientTape.explain`` runs (``tapemagic`` does).
 
     Args:
         diagnosis: called as ``diagnosis(tape, target, sources)``, returns the
             findings; None unregisters it.
 
     Example:
-        >>> import tapemagic.graph.log  # registers the diagnosis here
+        >>> import tapemagic  # registers the diagnosis here
         >>> _diagnosis is not None
         True
     """
@@ -114,16 +117,16 @@ def _explain_observer(explain: Any, tape: GradientTape) -> Any:
         if _explain_factory is None:
             raise RuntimeError(
                 "GradientTape(explain=True) needs the explanation log of "
-                "tapemagic.graph, which is not loaded. Run "
-                "`import tapemagic.graph.log` first (the %%tape magic does), or "
-                "pass explain=<an observer>."
+                "tapemagic.graph, which is not registered. `import tapemagic` "
+                "registers it (every `import tapemagic.tf` does), or pass "
+                "explain=<a tapemagic.engine.recorder.Listener>."
             )
         explain = _explain_factory()
     if not hasattr(explain, "on_op"):
         raise TypeError(
             f"explain={_describe(explain)} is neither a bool nor an observer with "
-            "on_op/on_tape/... methods. Pass explain=True, or a "
-            "tapemagic.graph.log.ExplainLog()."
+            "on_op/on_tape/... methods (tapemagic.engine.recorder.Listener). Pass "
+            "explain=True, or a tapemagic.graph.log.ExplainLog()."
         )
     bind = getattr(explain, "bind", None)
     if bind is not None:
@@ -141,7 +144,8 @@ def _observers_of(tape: GradientTape) -> list:
 
 
 def _explained(method: Callable) -> Callable:
-    """Tell the observers about each gradient request: before, and its result."""
+    """Tell the listeners about each gradient request: before, its sweep's
+    cotangents, and its result."""
     kind = method.__name__
     signature = inspect.signature(method)
 
@@ -152,21 +156,67 @@ def _explained(method: Callable) -> Callable:
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
         call = dict(bound.arguments)
-        del call["self"]
+        mode = call.get("unconnected_gradients")
+        asked = GradientAsked(
+            self,
+            kind,
+            str(getattr(mode, "value", mode) or "none").lower(),
+            call.get("output_gradients") is not None,
+        )
         observers = _observers_of(self)
         for observer in observers:
-            observer.on_gradient_begin(self, kind, call)
+            observer.on_gradient_asked(asked)
+        # The listeners hear the sweep's cotangents until the answer; a request
+        # made inside another (a gradient in a custom gradient's function)
+        # leaves them to the outer one.
+        sweep = sweep_observers.observers
+        added = [o for o in observers if not any(s is o for s in sweep)]
+        sweep.extend(added)
+        target = call.get("target")
+        sources = call.get("sources", call.get("source"))
         try:
             result = method(self, *args, **kwargs)
-        except BaseException as err:  # an interrupt too: observers must hear the end
+        except BaseException as err:  # an interrupt too: listeners must hear the end
+            _remove(sweep, added)
+            answered = GradientAnswered(
+                self, kind, _refs(target), _refs(sources), None, err
+            )
             for observer in observers:
-                observer.on_gradient_end(self, kind, call, None, err)
+                observer.on_gradient_answered(answered)
             raise
+        _remove(sweep, added)
+        flat = [result] if kind == "batch_jacobian" else nest.flatten(result)
+        results = tuple([_array_or_none(g) for g in flat])
+        answered = GradientAnswered(
+            self, kind, _refs(target), _refs(sources), results, None
+        )
         for observer in observers:
-            observer.on_gradient_end(self, kind, call, result, None)
+            observer.on_gradient_answered(answered)
         return result
 
     return wrapper
+
+
+def _remove(observers: list, gone: list) -> None:
+    for item in gone:
+        for i in range(len(observers) - 1, -1, -1):
+            if observers[i] is item:
+                del observers[i]
+
+
+def _refs(structure: Any) -> tuple:
+    return tuple(
+        [
+            _ref(item) if isinstance(item, (Tensor, Variable)) else None
+            for item in nest.flatten(structure)
+        ]
+    )
+
+
+def _array_or_none(g: Any) -> Any:
+    if g is None:
+        return None
+    return _array_of(g) if isinstance(g, (Tensor, Variable)) else np.asarray(g)
 
 
 class GradientTape:
@@ -180,9 +230,8 @@ class GradientTape:
             ``with`` block (every op, watched or not, with its source line;
             conversions, escapes to NumPy, variable reads and assigns) and of
             every gradient request. ``True`` uses the log ``tapemagic.graph``
-            provides; any object with the observer methods of
-            ``tapemagic.graph.log.ExplainLog`` works too. Off by default: a
-            plain tape pays nothing for it.
+            provides; any listener (``tapemagic.engine.recorder.Listener``)
+            works too. Off by default: a plain tape pays nothing for it.
 
     Example:
         >>> x = Variable(3.0)
@@ -238,8 +287,8 @@ class GradientTape:
         self._stack = state.tapes
         self._stack.append(self)
         self._recording = True
-        if self._explain is not None:
-            self._explain.on_tape(self, "start")
+        if self._explain is not None or state.observers:
+            self._announce("start")
 
     def _pop(self) -> None:
         tapes = self._stack
@@ -248,8 +297,8 @@ class GradientTape:
                 del tapes[i]
                 break
         self._recording = False
-        if self._explain is not None:
-            self._explain.on_tape(self, "stop")
+        if self._explain is not None or state.observers:
+            self._announce("stop")
 
     def _listen(self, on: bool) -> None:
         # The explanation log hears every op from entering the `with` block to
@@ -268,6 +317,12 @@ class GradientTape:
                     break
             self._listening = False
 
+    def _announce(self, kind: str) -> None:
+        """Tell the listeners that this tape started, stopped, paused or reset."""
+        event = TapeEvent(self, kind, new_id())
+        for observer in _observers_of(self):
+            observer.on_tape(event)
+
     def _start(self) -> None:
         self._nodes = []
         self._tracked = set()
@@ -275,19 +330,20 @@ class GradientTape:
         self._watched = {}
         self._used = False
 
-    def _record(self, op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
-        """Record a differentiable op that ran, if it read a value this tape tracks."""
+    def _record(self, op: Op, inputs: tuple, outputs: tuple, params: dict) -> bool:
+        """Record a differentiable op that ran, if it read a value this tape
+        tracks; whether it did."""
         tracked = self._tracked
         for t in inputs:
             if t._id in tracked:
                 break
         else:
-            return
+            return False
         if len(outputs) == 1:
             if outputs[0]._value.dtype.kind not in "fc":
-                return  # integer and boolean results carry no gradient
+                return False  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
-            return  # (an op with no outputs at all, such as unstack of nothing)
+            return False  # (an op with no outputs at all, such as unstack of nothing)
         # Keep only what the VJP reads, so the tape frees the rest (see defop);
         # values too small to be worth a stub stay. (-1 is the one output.)
         for i in op.dropped:
@@ -300,6 +356,7 @@ class GradientTape:
             tracked.add(outputs[0]._id)
         else:
             tracked.update([o._id for o in outputs])
+        return True
 
     def _watch_variable(self, var: Variable) -> None:
         if var._id not in self._variables:
@@ -324,8 +381,9 @@ class GradientTape:
             if self._nodes is None:
                 self._start()
             if self._explain is not None or state.observers:
+                event = WatchEvent(self, _ref(item))
                 for observer in _observers_of(self):
-                    observer.on_watch(self, item)
+                    observer.on_watch(event)
             if item._value.dtype.kind not in "fc":
                 _warn_not_floating("watched tensor", item, "watch")
                 if isinstance(item, Variable):
@@ -350,8 +408,8 @@ class GradientTape:
                 "stop_recording() inside the tape's `with` block."
             )
         self._pop()
-        if self._explain is not None:
-            self._explain.on_tape(self, "pause")
+        if self._explain is not None or state.observers:
+            self._announce("pause")
         try:
             yield
         finally:
@@ -369,8 +427,8 @@ class GradientTape:
                 "block."
             )
         self._start()
-        if self._explain is not None:
-            self._explain.on_tape(self, "reset")
+        if self._explain is not None or state.observers:
+            self._announce("reset")
 
     def watched_variables(self) -> tuple[Variable, ...]:
         """Variables this tape watches, in the order they were created."""
@@ -533,13 +591,15 @@ class GradientTape:
             problem (and an HTML list in a notebook).
 
         Raises:
-            RuntimeError: if ``tapemagic.graph`` is not loaded.
+            RuntimeError: if no diagnosis is registered (``import tapemagic``
+                registers the one of ``tapemagic.graph``).
             ValueError: if the tape keeps no explanation log.
         """
         if _diagnosis is None:
             raise RuntimeError(
-                "GradientTape.explain() needs tapemagic.graph, which is not loaded. "
-                "Run `import tapemagic.graph.log` first (the %%tape magic does)."
+                "GradientTape.explain() needs tapemagic.graph, which is not "
+                "registered. `import tapemagic` registers it (every "
+                "`import tapemagic.tf` does)."
             )
         return _diagnosis(self, target, sources)
 
@@ -594,15 +654,6 @@ class GradientTape:
             self._tracked = set()
             self._watched = {}
             self._used = True
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> Any:
-        # IPython asks when a tape ends a cell: show tapemagic's view of it. The
-        # viewer loads only then, so the engine itself needs nothing but NumPy.
-        try:
-            from ..magic import TapeView
-        except ImportError:  # no IPython: the plain repr below
-            return None
-        return TapeView(self)._repr_mimebundle_(include, exclude)
 
     def __repr__(self) -> str:
         count = 0 if self._nodes is None else len(self._nodes)
@@ -733,3 +784,16 @@ def _result(g: Tensor | None, source: Tensor, mode: UnconnectedGradients,
     if mode is UnconnectedGradients.ZERO:
         return Tensor(np.zeros(shape, source._value.dtype))
     return None
+
+
+def _take_package_hooks() -> None:
+    # The package root (always imported before any engine module) registers
+    # its lazy loaders of the explanation log and the diagnosis here; without
+    # it (the engine copied alone), explain=True says what to register.
+    root = sys.modules.get(__name__.split(".")[0])
+    register = getattr(root, "_register_engine_hooks", None)
+    if register is not None:
+        register(sys.modules[__name__])
+
+
+_take_package_hooks()

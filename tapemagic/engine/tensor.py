@@ -23,6 +23,7 @@ import numpy as np
 from . import dtypes
 from .context import new_id, state
 from .dtypes import DType
+from .events import AssignEvent, ConvertEvent, EscapeEvent, ReadEvent, ValueRef
 
 __all__ = [
     "Tensor",
@@ -406,8 +407,7 @@ class Variable(_Operators):
                 if tape._watch_accessed and self._trainable:
                     tape._watch_variable(self)
         if state.observers:
-            for observer in state.observers:
-                observer.on_variable_read(self)
+            _notify_read(self)
         return self._snapshot
 
     def read_value(self) -> Tensor:
@@ -541,8 +541,10 @@ class Variable(_Operators):
 
     def _notify_assign(self, value: Any) -> Variable:
         if state.observers:
+            value_id = value._id if isinstance(value, (Tensor, Variable)) else None
+            event = AssignEvent(_ref(self), value_id, type(value).__name__)
             for observer in state.observers:
-                observer.on_assign(self, value)
+                observer.on_assign(event)
         return self
 
     def __repr__(self) -> str:
@@ -580,18 +582,37 @@ def _read_only_copy(value: np.ndarray) -> np.ndarray:
     return value
 
 
-def _notify_escape(obj: Any, how: str, result: Any) -> None:
-    # `result` is the object handed to the user, so an observer can recognise it
-    # if it comes back into an op as a constant.
+def _ref(obj: Tensor | Variable) -> ValueRef:
+    """What events say about a tensor or variable (see recorder.describe)."""
+    if isinstance(obj, Variable):
+        value = obj._snapshot._value
+        return ValueRef(obj._id, value.shape, value.dtype, value, obj)
+    value = obj._value
+    return ValueRef(obj._id, value.shape, value.dtype, value, None)
+
+
+def _notify_read(var: Variable) -> None:
+    key = var._id
+    tapes = tuple([t for t in state.tapes if key in t._tracked])
+    event = ReadEvent(_ref(var), tapes)
     for observer in state.observers:
-        observer.on_escape(obj, how, result)
+        observer.on_variable_read(event)
+
+
+def _notify_escape(obj: Any, how: str, result: Any) -> None:
+    # `result` is the object handed to the user, so a listener can recognise it
+    # if it comes back into an op as a constant.
+    event = EscapeEvent(_ref(obj), how, result)
+    for observer in state.observers:
+        observer.on_escape(event)
 
 
 def _notify_convert(value: Any, tensor: Tensor, how: str) -> None:
     # A Python or NumPy value became a tensor: implicitly, as an op input
     # ("input"), or explicitly through convert_to_tensor ("constant").
+    event = ConvertEvent(value, how, _ref(tensor))
     for observer in state.observers:
-        observer.on_convert(value, tensor, how)
+        observer.on_convert(event)
 
 
 def is_tensor(value: Any) -> bool:

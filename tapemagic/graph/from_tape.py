@@ -1,4 +1,4 @@
-"""Build the graph model from a tape: the only reader of the tape's internals.
+"""Build the graph model from a tape, through the recorder's public surface.
 
 With an explanation log (``GradientTape(explain=True)`` or a ``%%tape`` cell),
 the model holds every op that ran, each value's origin, escapes, reads,
@@ -9,16 +9,20 @@ recorded for backprop, which a non-persistent tape drops after its one answer.
 from __future__ import annotations
 
 import linecache
-import sys
 from typing import Any
 
 import numpy as np
 
-from ..engine import dtypes, nest
-from ..engine.tensor import Tensor, Variable
+from ..engine.recorder import (
+    describe,
+    describe_tape,
+    dtype_name,
+    explain_listener,
+    flatten,
+)
 from .diagnosis import diagnose
 from .findings import Findings
-from .log import _INTERNAL, ExplainLog, _preview
+from .log import ExplainLog, preview, user_namespace
 from .model import (
     Assign,
     Binding,
@@ -67,17 +71,10 @@ def graph_from_tape(
         >>> g.name_of(g.ops[0].outputs[0])
         'y'
     """
-    log = getattr(tape, "_explain", None)
+    log = explain_listener(tape)
     if isinstance(log, ExplainLog):
         return _Builder(tape, log, name, namespace).graph()
     return _graph_from_nodes(tape, name)
-
-
-def _dtype_name(dtype: np.dtype) -> str:
-    try:
-        return dtypes.from_numpy(dtype).name
-    except (KeyError, TypeError, ValueError):
-        return str(dtype)
 
 
 def _differentiable(dtype: np.dtype) -> bool:
@@ -86,7 +83,7 @@ def _differentiable(dtype: np.dtype) -> bool:
 
 def _param_text(value: Any) -> str:
     if isinstance(value, np.dtype):
-        return _dtype_name(value)
+        return dtype_name(value)
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -95,18 +92,12 @@ def _params(params: dict) -> tuple[tuple[str, str], ...]:
     return tuple((key, _param_text(params[key])) for key in sorted(params))
 
 
-def _tape_info(tape: Any, name: str | None, explained: bool) -> TapeInfo:
-    if tape._recording:
-        status = "recording"
-    elif tape._nodes is None:
-        status = "answered" if tape._used else "new"
-    else:
-        status = "stopped"
+def _tape_info(state: Any, name: str | None, explained: bool) -> TapeInfo:
     return TapeInfo(
         name=name,
-        persistent=tape._persistent,
-        watch_accessed_variables=tape._watch_accessed,
-        status=status,
+        persistent=state.persistent,
+        watch_accessed_variables=state.watch_accessed_variables,
+        status=state.status,
         explained=explained,
     )
 
@@ -116,16 +107,17 @@ class _Builder:
 
     def __init__(self, tape: Any, log: ExplainLog, name: str | None,
                  namespace: dict | None) -> None:  # fmt: skip
-        self.tape = tape
+        self.state = describe_tape(tape, nodes=False)
         self.log = log
         self.name = name
         self.names = dict(log.names)
         for key, value in (namespace or {}).items():
-            if key.startswith("_") or not isinstance(value, (Tensor, Variable)):
+            ref = None if key.startswith("_") else describe(value)
+            if ref is None:
                 continue
-            known = self.names.get(value._id, ())
-            if value._id in log.values and key not in known:
-                self.names[value._id] = (*known, key)
+            known = self.names.get(ref.id, ())
+            if ref.id in log.values and key not in known:
+                self.names[ref.id] = (*known, key)
         self.vid = {key: f"t{i}" for i, key in enumerate(log.values, 1)}
         self.op_ids: dict[int, str] = {}
         self.escape_ids: dict[int, str] = {}
@@ -141,7 +133,7 @@ class _Builder:
         gradients = self._gradients()
         sources = self._sources(gradients)
         return Graph(
-            tape=_tape_info(self.tape, self.name, explained=True),
+            tape=_tape_info(self.state, self.name, explained=True),
             cell=self._cell(),
             values=self._values(),
             ops=ops,
@@ -210,10 +202,10 @@ class _Builder:
             key = by_id[source.value]
             var = self.log.variables.get(key)
             if var is not None:
-                text = _preview(var._value)
+                text = preview(describe(var).value)
             else:
                 glimpse = self.log.previews.get(key)
-                text = None if glimpse is None else _preview(glimpse)
+                text = None if glimpse is None else preview(glimpse)
             if text is not None:
                 previews.append(Preview(source.value, text))
         return tuple(previews)
@@ -263,7 +255,7 @@ class _Builder:
                     id=self.vid[key],
                     origin=origin,
                     shape=tuple(int(d) for d in shape),
-                    dtype=_dtype_name(dtype),
+                    dtype=dtype_name(dtype),
                     differentiable=_differentiable(dtype),
                     line=line,
                     op=op,
@@ -309,7 +301,8 @@ class _Builder:
         return tuple(ops)
 
     def _sources(self, gradients: tuple[GradientRequest, ...]) -> tuple[Source, ...]:
-        log, tape, vid = self.log, self.tape, self.vid
+        log, vid = self.log, self.vid
+        watching = [ref.id for ref in self.state.variables]
         found: dict[int, Source] = {}
         # tape.watch on this tape, since the last reset (reset forgets them).
         events = log.events
@@ -322,13 +315,13 @@ class _Builder:
                 continue
             key, is_variable = e[2], e[3]
             if is_variable:
-                watched = key in tape._variables
+                watched = key in watching
             else:
                 watched = seq > last_reset and log.values[key][2].kind in "fc"
             kind = "variable" if is_variable else "tensor"
             found[key] = Source(vid[key], kind, watched, "watch", e[4])
         # Trainable variables read while recording, watched on access.
-        for key in tape._variables:
+        for key in watching:
             if key in found or key not in vid:
                 continue
             line = next(
@@ -363,13 +356,13 @@ class _Builder:
                     source=source,
                     none=none,
                     shape=None if shape is None else tuple(int(d) for d in shape),
-                    dtype=None if dtype is None else _dtype_name(dtype),
-                    preview=None if preview is None else _preview(preview),
+                    dtype=None if dtype is None else dtype_name(dtype),
+                    preview=None if glimpse is None else preview(glimpse),
                     nan=nan,
                     inf=inf,
                     zero=zero,
                 )
-                for source, (none, shape, dtype, preview), (nan, inf, zero) in zip(
+                for source, (none, shape, dtype, glimpse), (nan, inf, zero) in zip(
                     sources, r["results"], flags
                 )
             )
@@ -404,26 +397,25 @@ def _edges(ops: tuple[OpNode, ...]) -> tuple[Edge, ...]:
 
 def _graph_from_nodes(tape: Any, name: str | None) -> Graph:
     """The model of a tape without a log: what it recorded for backprop."""
+    state = describe_tape(tape)
     vid: dict[int, str] = {}
     values: list[Value] = []
-    variables = tape._variables
-    watched = tape._watched
+    variables = {ref.id: ref.variable for ref in state.variables}
 
-    def see(t: Any, origin: str, op: str | None = None) -> str:
-        key = t._id
+    def see(ref: Any, origin: str, op: str | None = None) -> str:
+        key = ref.id
         if key not in vid:
             vid[key] = f"t{len(vid) + 1}"
             var = variables.get(key)
             if var is not None:
                 origin = "variable"
-            value = t._value
             values.append(
                 Value(
                     id=vid[key],
                     origin=origin,
-                    shape=tuple(int(d) for d in value.shape),
-                    dtype=_dtype_name(value.dtype),
-                    differentiable=_differentiable(value.dtype),
+                    shape=tuple(int(d) for d in ref.shape),
+                    dtype=dtype_name(ref.dtype),
+                    differentiable=_differentiable(ref.dtype),
                     op=op if origin == "op" else None,
                     variable=None if var is None else var.name,
                     trainable=None if var is None else var.trainable,
@@ -432,34 +424,34 @@ def _graph_from_nodes(tape: Any, name: str | None) -> Graph:
         return vid[key]
 
     sources = []
-    for var in variables.values():
-        how = "accessed" if tape._watch_accessed else "watch"
-        sources.append(Source(see(var, "variable"), "variable", True, how))
-    for t in watched.values():
-        sources.append(Source(see(t, "unknown"), "tensor", True, "watch"))
+    for ref in state.variables:
+        how = "accessed" if state.watch_accessed_variables else "watch"
+        sources.append(Source(see(ref, "variable"), "variable", True, how))
+    for ref in state.watched:
+        sources.append(Source(see(ref, "unknown"), "tensor", True, "watch"))
     ops = []
-    for seq, (op, inputs, outputs, params) in enumerate(tape._nodes or ()):
+    for seq, node in enumerate(state.nodes):
         op_id = f"op{seq + 1}"
-        ins = tuple(see(t, "unknown") for t in inputs)
-        outs = tuple(see(t, "op", op_id) for t in outputs)
+        ins = tuple(see(t, "unknown") for t in node.inputs)
+        outs = tuple(see(t, "op", op_id) for t in node.outputs)
         ops.append(
             OpNode(
                 id=op_id,
                 seq=seq,
-                op=op.name,
+                op=node.op.name,
                 inputs=ins,
                 outputs=outs,
-                differentiable=op.vjp is not None,
-                singular=op.singular,
+                differentiable=node.op.differentiable,
+                singular=node.op.singular,
                 recorded=True,
                 line=None,
                 tape_state="recording",
-                params=_params(params),
+                params=_params(node.params),
             )
         )
     ops_t = tuple(ops)
     return Graph(
-        tape=_tape_info(tape, name, explained=False),
+        tape=_tape_info(state, name, explained=False),
         cell=Cell(label=None, filename=None),
         values=tuple(values),
         ops=ops_t,
@@ -490,7 +482,7 @@ def explain_tape(tape: Any, target: Any = None, sources: Any = None) -> Findings
         >>> list(explain_tape(tape, y, w))
         []
     """
-    log = getattr(tape, "_explain", None)
+    log = explain_listener(tape)
     if not isinstance(log, ExplainLog):
         raise ValueError(
             "This GradientTape keeps no explanation log, so it cannot say why a "
@@ -499,35 +491,25 @@ def explain_tape(tape: Any, target: Any = None, sources: Any = None) -> Findings
         )
     target_ids = _value_ids(log, target)
     source_ids = _value_ids(log, sources)
-    namespace = _caller_namespace()
+    namespace = user_namespace()
     name = next((key for key, value in namespace.items() if value is tape), None)
     graph = graph_from_tape(tape, name=name, namespace=namespace)
     return Findings(diagnose(graph, target_ids, source_ids))
-
-
-def _caller_namespace() -> dict:
-    """The names of the user code that called (the innermost non-tapemagic frame)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        name = frame.f_globals.get("__name__", "")
-        if name != "tapemagic" and not name.startswith(_INTERNAL):
-            return {**frame.f_globals, **frame.f_locals}
-        frame = frame.f_back
-    return {}
 
 
 def _value_ids(log: ExplainLog, structure: Any) -> list | None:
     """Graph ids for the tensors in ``structure`` (names pass through)."""
     if structure is None:
         return None
-    items = [structure] if isinstance(structure, str) else nest.flatten(structure)
-    for item in items:
-        if isinstance(item, (Tensor, Variable)):
-            log._see(item)
+    items = [structure] if isinstance(structure, str) else flatten(structure)
+    refs = [describe(item) for item in items]
+    for ref in refs:
+        if ref is not None:
+            log.see(ref)
     # The builder numbers values in the order the log first saw them.
     number = {key: f"t{i}" for i, key in enumerate(log.values, 1)}
     return [
-        number[item._id] if isinstance(item, (Tensor, Variable)) else item
-        for item in items
+        number[ref.id] if ref is not None else item
+        for item, ref in zip(items, refs)
         if item is not None
     ]

@@ -1,17 +1,19 @@
 """The explanation log: what ran inside a tape, watched or not, and where.
 
 A tape made with ``GradientTape(explain=...)`` (the ``%%tape`` magic makes one)
-puts an :class:`ExplainLog` on the engine's observer list while its ``with``
-block runs. The engine then tells the log about every op (recorded on the tape
-or not), every Python or NumPy value turned into a tensor, every value leaving
-the engine (``.numpy()``, ``__array__``, ``float()``, ``int()``, a copy by
-``tf.constant``), every variable read and assignment, every ``watch`` call, the
-tape's own start, stop, pause and reset, and each ``gradient``/``jacobian``/
-``batch_jacobian`` request with its result. Each entry carries the line of the
+puts an :class:`ExplainLog` on the engine's listener list while its ``with``
+block runs. The log is a listener of recorder events
+(:mod:`tapemagic.engine.recorder`) and is built from them only: every op
+(recorded on the tape or not), every Python or NumPy value turned into a
+tensor, every value leaving the engine (``.numpy()``, ``__array__``,
+``float()``, ``int()``, a copy by ``tf.constant``), every variable read and
+assignment, every ``watch`` call, the tape's own start, stop, pause and reset,
+and each ``gradient``/``jacobian``/``batch_jacobian`` request with the
+cotangents of its sweep and its result. Each entry carries the line of the
 cell (or file) it ran on: the innermost frame running that code, found by
-walking up the stack from the engine's hook (a few frames per op).
+walking up the stack from the recorder's call (a few frames per op).
 
-The log stores engine ids, shapes and NumPy dtypes only, in one list of tuples in
+The log stores recorder ids, shapes and NumPy dtypes only, in one list of tuples in
 the order things happened; :func:`tapemagic.graph.from_tape.graph_from_tape`
 turns it into the plain graph model. Entries (``seq`` is the index in
 :attr:`ExplainLog.events`)::
@@ -42,39 +44,30 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import nest
-from ..engine.backprop import sweep_observers
-from ..engine.context import new_id, state
-from ..engine.op import OP_TABLE
-from ..engine.tape import set_diagnosis, set_explain_factory
-from ..engine.tensor import Tensor, Variable
+from ..engine.recorder import (
+    AssignEvent,
+    ConvertEvent,
+    CotangentsReached,
+    EscapeEvent,
+    GradientAnswered,
+    GradientAsked,
+    Listener,
+    OpEvent,
+    ReadEvent,
+    TapeEvent,
+    ValueRef,
+    WatchEvent,
+    describe,
+    escape_event,
+)
 
-__all__ = ["ExplainLog", "user_location"]
+__all__ = ["ExplainLog", "preview", "user_location", "user_namespace"]
 
 # Packages whose frames are never "the user's line".
 _INTERNAL = ("tapemagic.", "IPython.", "ipykernel.")
 
 # How many escaped objects the log keeps to recognise them when they come back.
 _ESCAPES_KEPT = 256
-
-# Op -> (name, differentiable, positions of inputs without a gradient, singular),
-# for the ops of the op table (custom-gradient ops are new objects each call).
-_OP_FACTS: dict[Any, tuple[str, bool, tuple[int, ...], str | None]] = {}
-
-
-def _op_facts(op: Any) -> tuple[str, bool, tuple[int, ...], str | None]:
-    facts = _OP_FACTS.get(op)
-    if facts is None:
-        blocked = (
-            tuple([i for i, fn in enumerate(op.vjp) if fn is None])
-            if op.per_input
-            else ()
-        )
-        facts = (op.name, op.vjp is not None, blocked, op.singular)
-        if OP_TABLE.get(op.name) is op:
-            _OP_FACTS[op] = facts
-    return facts
-
 
 # User names that held a Variable at the end of a %%tape cell (name -> the
 # variable's id, name, shape and dtype): a later cell finding a plain tensor
@@ -103,7 +96,28 @@ def user_location() -> tuple[str, int] | tuple[None, None]:
     return None, None
 
 
-class ExplainLog:
+def user_namespace() -> dict:
+    """The names of the innermost frame that is not tapemagic or IPython.
+
+    Returns:
+        Its globals updated with its locals; empty when every frame is internal.
+
+    Example:
+        >>> scope = {"__name__": "__main__", "user_namespace": user_namespace}
+        >>> exec("answer = 42; found = user_namespace()['answer']", scope)
+        >>> scope["found"]
+        42
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_globals.get("__name__", "")
+        if name != "tapemagic" and not name.startswith(_INTERNAL):
+            return {**frame.f_globals, **frame.f_locals}
+        frame = frame.f_back
+    return {}
+
+
+class ExplainLog(Listener):
     """An observer that logs everything a tape's ``with`` block runs.
 
     Args:
@@ -146,15 +160,15 @@ class ExplainLog:
             the cotangent reaching each node of a request's backward sweep, in
             sweep order, then one per source for the gradient it got.
         previews: tensor id -> its value as it was then, for watched tensors and
-            the sources of gradient requests: a small copy that :func:`_preview`
+            the sources of gradient requests: a small copy that :func:`preview`
             turns into a short text (see :func:`_glimpse`).
 
     Example:
         >>> from tapemagic.engine import GradientTape, Variable
-        >>> w = Variable(2.0)
-        >>> with GradientTape(explain=ExplainLog()) as tape:
+        >>> w, log = Variable(2.0), ExplainLog()
+        >>> with GradientTape(explain=log) as tape:
         ...     y = w * w
-        >>> [e[1] for e in tape._explain.events if e[0] == "op"]
+        >>> [e[1] for e in log.events if e[0] == "op"]
         ['multiply']
     """
 
@@ -170,12 +184,13 @@ class ExplainLog:
         self.filename = filename
         self.label = label
         self.lines = lines
-        self._tape: Any = None  # a weak reference: the tape owns its log
+        # A weak reference to the tape (the tape owns its log), called for it.
+        self._tape: Callable[[], Any] = _no_tape
         self.first_id: int | None = None
         self.events: list[tuple] = []
         self.requests: list[dict] = []
         self.values: dict[int, tuple] = {}
-        self.variables: dict[int, Variable] = {}
+        self.variables: dict[int, Any] = {}  # id -> the variable
         self.finite: dict[int, bool] = {}
         self.copies: dict[int, int] = {}
         self.objects: dict[int, int] = {}
@@ -234,7 +249,7 @@ class ExplainLog:
         Held weakly, so a tape and its log never form a cycle that only the
         garbage collector could free.
         """
-        return None if self._tape is None else self._tape()
+        return self._tape()
 
     def tape_number(self, tape: Any) -> int:
         """0 for the log's own tape; 1, 2, ... for other tapes, as first seen."""
@@ -255,36 +270,35 @@ class ExplainLog:
             frame = frame.f_back
         return None
 
-    def _see(self, t: Any) -> None:
-        entry = self.values.get(t._id)
-        if entry is None or (isinstance(t, Variable) and entry[0] != "variable"):
-            self._first_seen(t)
-        elif isinstance(t, Variable):
-            self.variables.setdefault(t._id, t)
+    def see(self, ref: ValueRef) -> None:
+        """Note a tensor or variable (a :class:`ValueRef`) the log may not know."""
+        entry = self.values.get(ref.id)
+        if entry is None or (ref.variable is not None and entry[0] != "variable"):
+            self._first_seen(ref.id, ref.value, ref.variable)
+        elif ref.variable is not None:
+            self.variables.setdefault(ref.id, ref.variable)
 
-    def _first_seen(self, t: Any) -> None:
+    def _first_seen(self, key: int, value: Any, variable: Any = None) -> None:
         # A tensor the log did not see being made: a variable, something from
         # before the tape started, or a constant made without an op.
-        if isinstance(t, Variable):
-            self.variables.setdefault(t._id, t)
+        if variable is not None:
+            self.variables.setdefault(key, variable)
             origin = "variable"
-        elif t._id in self.variables:
+        elif key in self.variables:
             origin = "variable"
-        elif t._id in self._converted:
-            origin, seq = self._converted.pop(t._id)
-            value = t._value
-            self.values[t._id] = (origin, value.shape, value.dtype, seq)
+        elif key in self._converted:
+            origin, seq = self._converted.pop(key)
+            self.values[key] = (origin, value.shape, value.dtype, seq)
             return
-        elif self.first_id is None or t._id < self.first_id:
+        elif self.first_id is None or key < self.first_id:
             origin = "outside"
-        elif self._request is None and self._made_after_stop(t._id):
+        elif self._request is None and self._made_after_stop(key):
             origin = "unknown"
-            self.after.add(t._id)
+            self.after.add(key)
         else:
             origin = "constant"
-            self._link_constant(t)
-        value = t._value
-        self.values[t._id] = (origin, value.shape, value.dtype, None)
+            self._link_constant(key, value)
+        self.values[key] = (origin, value.shape, value.dtype, None)
 
     def _made_after_stop(self, key: int) -> bool:
         # Made in a gap after the tape stopped (not in a stop_recording pause).
@@ -293,14 +307,13 @@ class ExplainLog:
                 return not paused
         return False
 
-    def _link_constant(self, t: Any) -> None:
+    def _link_constant(self, key: int, value: Any) -> None:
         # tf.constant converts its value into a tensor the log hears about,
         # then returns a new tensor holding the same array (or a copy of it,
         # made right after): link the returned tensor to that conversion.
-        value = t._value
         made = self._made_arrays.get(id(value))
         if made is None or made[0] is not value:
-            made = self._made_tensors.get(t._id - 1)
+            made = self._made_tensors.get(key - 1)
             if made is None or not (
                 made[0].shape == value.shape
                 and made[0].dtype == value.dtype
@@ -310,39 +323,39 @@ class ExplainLog:
         _, tensor_id, seq = made
         escape = self.events[seq][4]
         if escape is not None:
-            self.copies[t._id] = escape
+            self.copies[key] = escape
         number = self.objects.get(tensor_id)
         if number is not None:
-            self.objects[t._id] = number
+            self.objects[key] = number
 
-    # -- engine hooks --------------------------------------------------------
-    def on_op(self, op: Any, inputs: tuple, outputs: tuple, params: dict) -> None:
-        """An op ran (engine hook, called after every op while the log listens)."""
+    # -- events ----------------------------------------------------------------
+    def on_op(self, event: OpEvent) -> None:
+        """An op ran (recorded on a tape or not)."""
+        # (The hottest hook: one unpacking instead of an attribute per field.)
+        info, params, input_ids, output_ids, input_values, output_values, tapes = event
         values = self.values
-        input_ids = []
-        for t in inputs:
-            key = t._id
+        for key in input_ids:
             if key not in values:
-                self._first_seen(t)
-            input_ids.append(key)
-        tape = self.tape
-        first = outputs[0]._id
-        recorded = tape is not None and first in tape._tracked
+                self._first_seen(key, input_values[input_ids.index(key)])
+        tape = self._tape()
+        recorded = tape is not None and tape in tapes
         others = ()
-        tapes = state.tapes
-        if len(tapes) > (tape is not None and tape._recording):
-            others = tuple(
-                [
-                    self.tape_number(t)
-                    for t in tapes
-                    if t is not tape and first in t._tracked
-                ]
-            )
-        name, differentiable, blocked, singular = _op_facts(op)
+        if len(tapes) > recorded:
+            others = tuple([self.tape_number(t) for t in tapes if t is not tape])
+        name, differentiable, singular, blocked = info
         # The engine calls this hook from op._announce, itself called by the op's
-        # function (or a custom gradient's wrapper): the line search starts at
-        # that function's caller, since each frame looked at costs a frame object.
-        line = self._line(skip=4)
+        # function (or a custom gradient's wrapper): the line search (_line,
+        # inlined) starts at that function's caller, since each frame looked at
+        # costs a frame object.
+        filename = self.filename
+        frame = sys._getframe(3)
+        while frame is not None:
+            if frame.f_code.co_filename == filename:
+                line = frame.f_lineno
+                break
+            frame = frame.f_back
+        else:
+            line = None
         events = self.events
         seq = len(events)
         events.append(
@@ -350,8 +363,8 @@ class ExplainLog:
                 "op",
                 name,
                 differentiable,
-                tuple(input_ids),
-                (first,) if len(outputs) == 1 else tuple([o._id for o in outputs]),
+                input_ids,
+                output_ids,
                 recorded,
                 line,
                 self.state,
@@ -362,14 +375,20 @@ class ExplainLog:
                 singular,
             )
         )
-        for o in outputs:
-            value = o._value
-            values[o._id] = ("op", value.shape, value.dtype, seq)
+        if len(output_ids) == 1:
+            value = output_values[0]
+            values[output_ids[0]] = ("op", value.shape, value.dtype, seq)
             if singular and value.dtype.kind in "fc":
-                self.finite[o._id] = bool(np.isfinite(value).all())
+                self.finite[output_ids[0]] = bool(np.isfinite(value).all())
+            return
+        for key, value in zip(output_ids, output_values):
+            values[key] = ("op", value.shape, value.dtype, seq)
+            if singular and value.dtype.kind in "fc":
+                self.finite[key] = bool(np.isfinite(value).all())
 
-    def on_convert(self, value: Any, tensor: Tensor, how: str) -> None:
-        """A Python or NumPy value became ``tensor`` (``how``: input or constant)."""
+    def on_convert(self, event: ConvertEvent) -> None:
+        """A Python or NumPy value became a tensor (as an op input or a constant)."""
+        value, how, tensor = event
         seq = len(self.events)
         kept = self._escaped.get(id(value))
         escape = kept[1] if kept is not None and kept[0] is value else None
@@ -380,25 +399,25 @@ class ExplainLog:
                 escape = seq - 1
         if how == "constant":
             origin = "constant"
-            made = (tensor._value, tensor._id, seq)
-            _remember(self._made_arrays, id(tensor._value), made)
-            _remember(self._made_tensors, tensor._id, made)
+            made = (tensor.value, tensor.id, seq)
+            _remember(self._made_arrays, id(tensor.value), made)
+            _remember(self._made_tensors, tensor.id, made)
         elif isinstance(value, (np.ndarray, np.generic)):
             origin = "numpy"
         else:
             origin = "python"
-        if not isinstance(value, (bool, int, Tensor, Variable)):
+        if not isinstance(value, (bool, int)) and describe(value) is None:
             # The same float, list or array converted again is one object;
             # Python ints are shared (small ones are cached), so never linked.
             kept = self._sources.get(id(value))
             if kept is None or kept[0] is not value:
                 kept = (value, len(self._sources) + 1)
                 _remember(self._sources, id(value), kept)
-            self.objects[tensor._id] = kept[1]
+            self.objects[tensor.id] = kept[1]
         self.events.append(
             (
                 "convert",
-                tensor._id,
+                tensor.id,
                 origin,
                 type(value).__name__,
                 escape,
@@ -408,92 +427,91 @@ class ExplainLog:
         )
         # The value joins `values` when it is first used: tf.constant makes
         # an intermediate tensor that is never used.
-        self._converted[tensor._id] = (origin, seq)
+        self._converted[tensor.id] = (origin, seq)
 
-    def on_variable_read(self, var: Variable) -> None:
+    def on_variable_read(self, event: ReadEvent) -> None:
         """A variable was read (by an op, ``read_value``, ``convert_to_tensor``...)."""
         seq = len(self.events)
-        self.variables.setdefault(var._id, var)
-        key, tape = var._id, self.tape
-        others = tuple(
-            [
-                self.tape_number(t)
-                for t in state.tapes
-                if t is not tape and key in t._tracked
-            ]
-        )
+        var = event.variable
+        key, tape = var.id, self.tape
+        self.variables.setdefault(key, var.variable)
+        others = tuple([self.tape_number(t) for t in event.tapes if t is not tape])
         self.events.append(("read", key, self._line(), self.state, others))
-        entry = self.values.get(var._id)
+        entry = self.values.get(key)
         if entry is None or entry[0] != "variable":
-            value = var._snapshot._value
-            self.values[var._id] = ("variable", value.shape, value.dtype, seq)
+            self.values[key] = ("variable", var.shape, var.dtype, seq)
 
-    def on_escape(self, obj: Any, how: str, result: Any = None) -> None:
-        """A value left the engine as ``result``.
-
-        ``how`` is ``numpy``, ``__array__``, ``float``, ``int``, or ``constant``
-        (``tf.constant`` copying a tensor or variable; no result is passed).
-        """
-        self._see(obj)
+    def on_escape(self, event: EscapeEvent, how: str | None = None) -> None:
+        """A value left the engine (``.numpy()``, ``float()``, a copy...)."""
+        if how is not None:
+            # ops/creation.py still calls on_escape(tensor, "constant").
+            event = escape_event(event, how)
+        value = event.value
+        self.see(value)
         seq = len(self.events)
-        self.events.append(("escape", obj._id, how, self._line(), self.state))
+        self.events.append(("escape", value.id, event.how, self._line(), self.state))
         # Python ints are shared objects (small ones are cached), so only arrays,
         # NumPy scalars and floats can be recognised when they come back.
+        result = event.result
         if result is not None and not isinstance(result, int):
             _remember(self._escaped, id(result), (result, seq))
 
-    def on_assign(self, var: Variable, value: Any) -> None:
+    def on_assign(self, event: AssignEvent) -> None:
         """``var.assign(value)`` (also ``assign_add``/``assign_sub``) ran."""
-        self._see(var)
-        value_id = value._id if isinstance(value, (Tensor, Variable)) else None
+        var = event.variable
+        self.see(var)
         self.events.append(
             (
                 "assign",
-                var._id,
-                value_id,
-                type(value).__name__,
+                var.id,
+                event.value_id,
+                event.python_type,
                 self._line(),
                 self.state,
             )
         )
 
-    def on_watch(self, tape: Any, item: Any) -> None:
-        """``tape.watch`` was called on ``item`` (one tensor or variable)."""
-        self._see(item)
-        self.previews[item._id] = _glimpse(item._value)
+    def on_watch(self, event: WatchEvent) -> None:
+        """``tape.watch`` was called on one tensor or variable."""
+        item = event.value
+        self.see(item)
+        self.previews[item.id] = _glimpse(item.value)
         self.events.append(
             (
                 "watch",
-                self.tape_number(tape),
-                item._id,
-                isinstance(item, Variable),
+                self.tape_number(event.tape),
+                item.id,
+                item.variable is not None,
                 self._line(),
                 self.state,
             )
         )
 
-    def on_tape(self, tape: Any, event: str) -> None:
+    def on_tape(self, event: TapeEvent) -> None:
         """The log's own tape started, stopped, paused or was reset."""
-        if event == "start":
+        if event.tape is not self.tape:
+            return  # another tape's: the log follows its own only
+        kind = event.kind
+        if kind == "start":
             if self.first_id is None:
                 # Ids come from one counter: everything made from here on has a
                 # larger id, everything older a smaller one.
-                self.first_id = new_id()
+                self.first_id = event.mark
             elif self._gaps and self._gaps[-1][1] is None:
-                self._gaps[-1][1] = new_id()
+                self._gaps[-1][1] = event.mark
             self.state = "recording"
-        elif event == "stop":
+        elif kind == "stop":
             self.state = "stopped"
             if self.first_id is not None:
-                self._gaps.append([new_id(), None, False])
-        elif event == "pause":
+                self._gaps.append([event.mark, None, False])
+        elif kind == "pause":
             self.state = "paused"
             if self._gaps and self._gaps[-1][1] is None:
                 self._gaps[-1][2] = True
-        self.events.append(("tape", event, self._line()))
+        self.events.append(("tape", kind, self._line()))
 
-    def on_gradient_begin(self, tape: Any, kind: str, call: dict) -> None:
-        """A gradient request starts; ops until its end belong to it."""
+    def on_gradient_asked(self, event: GradientAsked) -> None:
+        """A gradient request starts; ops until its answer belong to it."""
         filename, line = user_location()
         if self.via is not None:
             # The %%tape magic itself asks, on its own line.
@@ -509,8 +527,8 @@ class ExplainLog:
         number = len(self.requests)
         self.requests.append(
             {
-                "kind": kind,
-                "tape": self.tape_number(tape),
+                "kind": event.kind,
+                "tape": self.tape_number(event.tape),
                 "where": where,
                 "line": line,
                 "here": here,
@@ -519,61 +537,57 @@ class ExplainLog:
                 "sources": (),
                 "results": (),
                 "error": None,
-                "unconnected": _mode_name(call.get("unconnected_gradients")),
-                "output_gradients": call.get("output_gradients") is not None,
+                "unconnected": event.unconnected,
+                "output_gradients": event.output_gradients,
             }
         )
         self.events.append(("gradient", number))
         self._pending.append(number)
         self._request = number
-        if not any(o is self for o in sweep_observers.observers):
-            sweep_observers.observers.append(self)
 
-    def on_gradient_end(
-        self, tape: Any, kind: str, call: dict, result: Any, error: Any
-    ) -> None:
-        """A gradient request finished with ``result`` or raised ``error``."""
+    def on_gradient_answered(self, event: GradientAnswered) -> None:
+        """A gradient request finished with its results, or raised."""
         self._flush_norms()
         number = self._pending.pop()
         self._request = self._pending[-1] if self._pending else None
-        if not self._pending:
-            observers = sweep_observers.observers
-            for i in range(len(observers) - 1, -1, -1):
-                if observers[i] is self:
-                    del observers[i]
         request = self.requests[number]
-        target = call.get("target")
-        sources = call.get("sources", call.get("source"))
-        request["targets"] = self._ids(target)
-        request["sources"] = self._ids(sources)
+        request["targets"] = self._ids(event.targets)
+        request["sources"] = self._ids(event.sources)
+        error = event.error
         if error is not None:
             request["error"] = f"{type(error).__name__}: {error}"
             return
-        flat = [result] if kind == "batch_jacobian" else nest.flatten(result)
-        request["results"] = tuple(_summary(g) for g in flat)
-        request["flags"] = tuple(_flags(g) for g in flat)
-        items = nest.flatten(sources)
-        for item, g in zip(items, flat):
-            if isinstance(item, (Tensor, Variable)):
-                self.previews[item._id] = _glimpse(item._value)
+        results = event.results
+        request["results"] = tuple(_summary(g) for g in results)
+        request["flags"] = tuple(_flags(g) for g in results)
+        for item, g in zip(event.sources, results):
+            if item is not None:
+                self.previews[item.id] = _glimpse(item.value)
                 if g is not None:
-                    array = g._value if isinstance(g, Tensor) else np.asarray(g)
-                    self._add_cotangent(number, item._id, array, True)
+                    self._add_cotangent(number, item.id, g, True)
         self._flush_norms()
 
-    def on_cotangent(self, outputs: tuple, g: Any) -> None:
-        """The backward sweep reached the op that made ``outputs`` with ``g``."""
+    def on_cotangents(self, event: CotangentsReached) -> None:
+        """The backward sweep reached these ops with these cotangents."""
         if not self._pending:
             return
         number = self._pending[-1]
-        if type(g) is not tuple:  # one output: the common case
-            key = outputs[0]._id
-            if key in self.values:
-                self._add_cotangent(number, key, g, False)
-            return
-        for out, array in zip(outputs, g):
-            if out._id in self.values:
-                self._add_cotangent(number, out._id, array, False)
+        values, cotangents, unnormed = self.values, self.cotangents, self._unnormed
+        held = 0
+        for output_ids, g in event.reached:
+            if type(g) is not tuple:  # one output: the common case
+                key = output_ids[0]
+                if key in values:
+                    unnormed.append(len(cotangents))
+                    cotangents.append((number, key, g.shape, g, False))
+                    held += g.nbytes
+                continue
+            for key, array in zip(output_ids, g):
+                if key in values:
+                    self._add_cotangent(number, key, array, False)
+        self._unnormed_bytes += held
+        if self._unnormed_bytes > _NORM_BATCH_BYTES:
+            self._flush_norms()
 
     def _add_cotangent(self, number: int, key: int, array: Any, result: bool) -> None:
         cotangents = self.cotangents
@@ -595,14 +609,14 @@ class ExplainLog:
         self._unnormed = []
         self._unnormed_bytes = 0
 
-    def _ids(self, structure: Any) -> tuple:
+    def _ids(self, refs: tuple) -> tuple:
         ids = []
-        for item in nest.flatten(structure):
-            if isinstance(item, (Tensor, Variable)):
-                self._see(item)
-                ids.append(item._id)
-            else:
+        for ref in refs:
+            if ref is None:
                 ids.append(None)
+            else:
+                self.see(ref)
+                ids.append(ref.id)
         return tuple(ids)
 
     # -- after the cell ------------------------------------------------------
@@ -619,62 +633,60 @@ class ExplainLog:
         for name in sorted(set(before) | set(after)):
             old = before.get(name, _MISSING)
             new = after.get(name, _MISSING)
-            is_tensor = isinstance(new, (Tensor, Variable))
-            if type(old) is Tensor and old._id in self.values:
+            old_ref, new_ref = describe(old), describe(new)
+            if old_ref is not None and old_ref.variable is None:
                 held = _NAMED_VARIABLES.get(name)
-                if held is not None:
+                if held is not None and old_ref.id in self.values:
                     # Made after the variable, with its shape and dtype: most
                     # likely computed from it (w = w - lr * g).
                     var_id, var_name, shape, dtype = held
-                    value = old._value
-                    same = value.shape == shape and value.dtype == dtype
-                    if same and old._id > var_id:
-                        self.rebound_from[old._id] = var_name
+                    same = old_ref.shape == shape and old_ref.dtype == dtype
+                    if same and old_ref.id > var_id:
+                        self.rebound_from[old_ref.id] = var_name
             if old is not new:
-                if isinstance(old, (Tensor, Variable)) and old._id in self.values:
-                    self.previous[name] = old._id
-                if is_tensor:
-                    self._see(new)
+                if old_ref is not None and old_ref.id in self.values:
+                    self.previous[name] = old_ref.id
+                if new_ref is not None:
+                    self.see(new_ref)
                 bindings.append(
                     (
                         name,
-                        new._id if is_tensor else None,
-                        _kind(new),
-                        _kind(old),
+                        None if new_ref is None else new_ref.id,
+                        _kind(new, new_ref),
+                        _kind(old, old_ref),
                         None if new is _MISSING else type(new).__name__,
                     )
                 )
-            if is_tensor and new._id in self.values:
-                names.setdefault(new._id, []).append(name)
+            if new_ref is not None and new_ref.id in self.values:
+                names.setdefault(new_ref.id, []).append(name)
         self.bindings = tuple(bindings)
         self.names = {key: tuple(value) for key, value in names.items()}
         # Remember which names hold a Variable now; a name rebound to a plain
         # tensor keeps its entry, so the next cell can still tell.
         for name, new in after.items():
-            if isinstance(new, Variable):
-                value = new._snapshot._value
-                _NAMED_VARIABLES[name] = (new._id, new.name, value.shape, value.dtype)
+            ref = describe(new)
+            if ref is not None and ref.variable is not None:
+                _NAMED_VARIABLES[name] = (ref.id, new.name, ref.shape, ref.dtype)
 
 
 _MISSING = object()
 
 
-def _kind(obj: Any) -> str | None:
+def _no_tape() -> None:
+    """What an unbound log's tape reference gives."""
+    return None
+
+
+def _kind(obj: Any, ref: ValueRef | None) -> str | None:
     if obj is _MISSING:
         return None
-    if isinstance(obj, Variable):
-        return "variable"
-    if isinstance(obj, Tensor):
-        return "tensor"
+    if ref is not None:
+        return "tensor" if ref.variable is None else "variable"
     if isinstance(obj, (np.ndarray, np.generic)):
         return "numpy"
     if isinstance(obj, (bool, int, float, complex)):
         return "python"
     return "other"
-
-
-def _mode_name(mode: Any) -> str:
-    return str(getattr(mode, "value", mode) or "none").lower()
 
 
 def _remember(kept: dict, key: int, entry: tuple) -> None:
@@ -685,27 +697,20 @@ def _remember(kept: dict, key: int, entry: tuple) -> None:
 
 
 def _flags(g: Any) -> tuple[bool, bool, bool]:
-    """``(has NaN, has Inf, all zeros)`` of one gradient result."""
+    """``(has NaN, has Inf, all zeros)`` of one gradient result (an array)."""
     if g is None:
         return (False, False, False)
-    array = np.asarray(g._value if isinstance(g, (Tensor, Variable)) else g)
+    array = np.asarray(g)
     if array.dtype.kind not in "fc":
         return (False, False, not array.any())
     return (bool(np.isnan(array).any()), bool(np.isinf(array).any()), not array.any())
-
-
-def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
-    # GradientTape.explain: loads the model builder and the diagnosis on use.
-    from .from_tape import explain_tape
-
-    return explain_tape(tape, target, sources)
 
 
 def _summary(g: Any) -> tuple:
     """``(is_none, shape, numpy dtype, glimpse)`` of one gradient result."""
     if g is None:
         return (True, None, None, None)
-    array = g._value if isinstance(g, (Tensor, Variable)) else np.asarray(g)
+    array = np.asarray(g)
     return (False, array.shape, array.dtype, _glimpse(array))
 
 
@@ -713,8 +718,20 @@ _EDGE = 3  # items shown at each end of a long axis
 _THRESHOLD = 8  # arrays with more items than this are elided
 
 
-def _preview(array: Any) -> str:
-    """A value on one short line: ``[[1., 2.], [3., 4.]]``, elided past 8 items."""
+def preview(array: Any) -> str:
+    """A value on one short line: ``[[1., 2.], [3., 4.]]``, elided past 8 items.
+
+    Args:
+        array: an array (or what :func:`_glimpse` kept of one; text passes
+            through).
+
+    Returns:
+        The text.
+
+    Example:
+        >>> preview(np.arange(12.0))
+        '[ 0., 1., 2., ..., 9., 10., 11.]'
+    """
     if isinstance(array, str):
         return array
     text = np.array2string(
@@ -728,7 +745,7 @@ def _preview(array: Any) -> str:
 
 
 def _glimpse(array: Any) -> np.ndarray | str:
-    """A small copy of ``array`` with the same :func:`_preview`, to format later.
+    """A small copy of ``array`` with the same :func:`preview`, to format later.
 
     Formatting costs tens of microseconds, so the log keeps what the preview
     shows instead of the text: an elided preview shows and takes its number
@@ -740,7 +757,7 @@ def _glimpse(array: Any) -> np.ndarray | str:
     if a.size <= _THRESHOLD:
         return a.copy()
     if math.prod(min(n, 3 * _EDGE) for n in a.shape) > 4096:
-        return _preview(a)
+        return preview(a)
     for axis, n in enumerate(a.shape):
         if n > 3 * _EDGE:
             middle = n // 2 - 1
@@ -777,7 +794,3 @@ def _norms(arrays: list) -> list[float]:
         starts = np.cumsum(sizes) - sizes
         sums[filled] = np.add.reduceat(squares, starts[filled])
     return np.sqrt(sums).tolist()
-
-
-set_explain_factory(ExplainLog)
-set_diagnosis(_explain_tape)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import nest
-from ..engine.tensor import Tensor, Variable
+from ..engine.tensor import Tensor, Variable, array_of
 
 __all__ = ["format_tensor", "print"]
 
@@ -67,7 +67,10 @@ def format_tensor(value: Any, summarize: int = 3) -> str:
         >>> format_tensor(np.array([[1.5, 2.0], [3.0, 0.1]], np.float32))
         '[[1.5 2]\\n [3 0.1]]'
     """
-    array = value._value if isinstance(value, (Tensor, Variable)) else np.asarray(value)
+    if isinstance(value, (Tensor, Variable)):
+        array = array_of(value)
+    else:
+        array = np.asarray(value)
     ends = array.size if summarize is None or summarize < 0 else int(summarize)
     return _block(array, 0, ends)
 

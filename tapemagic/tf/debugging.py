@@ -8,7 +8,7 @@ import numpy as np
 
 from ..engine.errors import InvalidArgumentError
 from ..engine.ops import math as _math
-from ..engine.tensor import Tensor, convert_to_tensor
+from ..engine.tensor import Tensor, array_of, convert_to_tensor
 
 __all__ = ["assert_equal", "check_numerics"]
 
@@ -38,12 +38,12 @@ def assert_equal(
     Example:
         >>> assert_equal([1, 2], [1, 2])
     """
-    same = _math.equal(x, y)._value
+    same = array_of(_math.equal(x, y))
     if np.all(same):
         return
     count = 3 if summarize is None else int(summarize)
     xs, ys = np.broadcast_arrays(
-        convert_to_tensor(x)._value, convert_to_tensor(y)._value
+        array_of(convert_to_tensor(x)), array_of(convert_to_tensor(y))
     )
     where = np.argwhere(~np.broadcast_to(same, xs.shape))[:count]
     index = tuple(where.T)
@@ -80,13 +80,13 @@ def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor
         array([1., 2.], dtype=float32)
     """
     t = convert_to_tensor(tensor)
-    if t._value.dtype.kind not in "fc":
+    if array_of(t).dtype.kind not in "fc":
         raise TypeError(
             f"check_numerics needs a floating tensor, got {t.dtype.name}. Integer "
             "tensors cannot hold NaN or Inf, so there is nothing to check."
         )
-    has_nan = bool(np.isnan(t._value).any())
-    has_inf = bool(np.isinf(t._value).any())
+    has_nan = bool(np.isnan(array_of(t)).any())
+    has_inf = bool(np.isinf(array_of(t)).any())
     if has_nan or has_inf:
         kind = "Inf and NaN" if has_nan and has_inf else "NaN" if has_nan else "Inf"
         raise InvalidArgumentError(

@@ -1,8 +1,10 @@
 """Renderers of the graph model: graphviz drawing, ipywidgets view, plain text.
 
 Renderers read only :mod:`tapemagic.graph.model` objects and findings, never
-the engine. ``graphviz`` and ``ipywidgets`` load on first use, so importing
-this package (or :mod:`tapemagic.viz.text`) stays light.
+the engine; :mod:`~tapemagic.viz.view` holds a tape as an opaque object and
+asks :mod:`tapemagic.graph` for its model. ``graphviz`` and ``ipywidgets`` load
+on first use, so importing this package (or :mod:`tapemagic.viz.text`) stays
+light.
 """
 
 from __future__ import annotations
@@ -11,20 +13,24 @@ import importlib
 from typing import Any
 
 __all__ = [
+    "TapeView",
     "TapeWidget",
     "build_view",
     "render_svg",
     "render_text",
     "static_html",
+    "tape_mimebundle",
     "to_dot",
 ]
 
 _LAZY = {
+    "TapeView": "view",
     "TapeWidget": "widget",
     "build_view": "dot",
     "render_svg": "dot",
     "render_text": "text",
     "static_html": "widget",
+    "tape_mimebundle": "view",
     "to_dot": "dot",
 }
 

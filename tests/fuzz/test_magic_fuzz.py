@@ -44,11 +44,11 @@ from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-from tapemagic import magic
 from tapemagic.engine import GradientTape, Tensor, Variable
 from tapemagic.engine.backprop import sweep_observers
 from tapemagic.engine.context import state
 from tapemagic.engine.tape import UnconnectedGradients
+from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 
 from .budget import fuzz_settings
@@ -336,7 +336,7 @@ def test_cells_leave_a_closed_bound_tape_and_nothing_half_made(ip, data):
     note(cell)
     _fresh(ip)
     before = dict(_user_names(ip.user_ns))
-    with mock.patch.object(magic, "_rich_frontend", lambda: rich):
+    with mock.patch.object(view_module, "_rich_frontend", lambda: rich):
         with capture_output() as captured:
             result = ip.run_cell(cell, store_history=True)
     assert_nothing_left_running()
@@ -492,7 +492,7 @@ def _breaking(target: Any, attribute: str, error: BaseException, calls: list):
 
 
 RENDERERS = {
-    "render_text": (magic, "render_text"),
+    "render_text": (view_module, "render_text"),
     "build_view": (widget_module, "build_view"),
     "dot": (graphviz.Digraph, "pipe"),
     "widget": (widget_module.TapeWidget, "_repr_mimebundle_"),
@@ -514,7 +514,7 @@ def test_a_renderer_that_raises_never_leaves_the_cell_half_done(
     line = "--persistent --target y_ --sources w" if target else "--persistent"
     calls: list = []
     target_object, attribute = RENDERERS[renderer]
-    with mock.patch.object(magic, "_rich_frontend", lambda: rich):
+    with mock.patch.object(view_module, "_rich_frontend", lambda: rich):
         with _breaking(target_object, attribute, error("broken"), calls):
             with capture_output() as captured:
                 result = ip.run_cell(f"%%tape {line}\ny_ = w * w\ny_ + 1.0")

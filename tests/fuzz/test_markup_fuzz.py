@@ -39,7 +39,6 @@ from hypothesis import strategies as st
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-from tapemagic import magic
 from tapemagic.graph.diagnosis import diagnose
 from tapemagic.graph.findings import Finding
 from tapemagic.graph.model import (
@@ -50,6 +49,7 @@ from tapemagic.graph.model import (
     Preview,
     TapeInfo,
 )
+from tapemagic.viz import view as view_module
 from tapemagic.viz.dot import build_view, render_svg
 from tapemagic.viz.text import render_text
 from tapemagic.viz.widget import TapeWidget, static_html
@@ -473,7 +473,7 @@ def cell_for(name: str, comment: str, literal: str) -> str:
 
 
 def run_bundle(ip, cell: str) -> dict:
-    with mock.patch.object(magic, "_rich_frontend", lambda: True):
+    with mock.patch.object(view_module, "_rich_frontend", lambda: True):
         with capture_output() as captured:
             result = ip.run_cell(cell)
     assert result.success, result.error_in_exec

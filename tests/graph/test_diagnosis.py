@@ -26,6 +26,7 @@ import tapemagic.graph
 import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
 from tapemagic.engine import tape as tape_module
+from tapemagic.engine.recorder import explain_listener
 from tapemagic.graph import log as log_module
 from tapemagic.graph.diagnosis import assert_no_none_gradients, diagnose
 from tapemagic.graph.findings import CAUSES, Finding, Findings
@@ -451,9 +452,9 @@ def test_buggy_cell_is_explained(ip, name):
     assert case.fix_phrase in finding.fix
     assert case.message_phrase in finding.message
     assert finding.severity == "error"
-    check_sentences(finding, tuple(ip.user_ns["tape"]._explain.lines))
+    check_sentences(finding, tuple(explain_listener(ip.user_ns["tape"]).lines))
     if case.line is not None:
-        text = ip.user_ns["tape"]._explain.lines[case.line - 1].strip()
+        text = explain_listener(ip.user_ns["tape"]).lines[case.line - 1].strip()
         assert finding.code == text
         assert f"at line {case.line}" in finding.message
     # The gradient the magic or the cell computed is None, as in TensorFlow.
@@ -763,12 +764,13 @@ def test_explain_needs_a_log_and_the_graph_package():
         pass
     with pytest.raises(ValueError, match="keeps no explanation log"):
         plain.explain()
+    registered = tape_module._diagnosis
     try:
         tape_module.set_diagnosis(None)
         with pytest.raises(RuntimeError, match="needs tapemagic.graph"):
             plain.explain()
     finally:
-        tape_module.set_diagnosis(log_module._explain_tape)
+        tape_module.set_diagnosis(registered)
 
 
 def test_findings_print_as_sentences_and_escaped_html(ip):

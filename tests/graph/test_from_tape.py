@@ -13,6 +13,7 @@ from IPython.utils.capture import capture_output
 
 import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
+from tapemagic.engine.recorder import explain_listener
 from tapemagic.graph.from_tape import graph_from_tape
 from tapemagic.graph.model import (
     Binding,
@@ -55,7 +56,7 @@ def test_small_cell_field_by_field(ip):
     n = run(ip, "%%tape --quiet --target ys --sources xs\nys = xs * xs + 2.0\n")
     tape = ip.user_ns["tape"]
     graph = graph_from_tape(tape, name="tape")
-    filename = tape._explain.filename
+    filename = explain_listener(tape).filename
 
     assert graph.version == 1
     assert graph.tape == TapeInfo(

@@ -14,9 +14,10 @@ import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
 from tapemagic.engine import tape as tape_module
 from tapemagic.engine.context import state
+from tapemagic.engine.recorder import explain_listener
 from tapemagic.graph import log as log_module
 from tapemagic.graph.from_tape import graph_from_tape
-from tapemagic.graph.log import ExplainLog, _glimpse, _norms, _preview, user_location
+from tapemagic.graph.log import ExplainLog, _glimpse, _norms, preview, user_location
 from tapemagic.graph.model import ORIGINS
 
 
@@ -37,7 +38,7 @@ def test_plain_tape_has_no_log_and_no_observer():
     with GradientTape() as tape:
         assert state.observers == []
         y = w * 2.0
-    assert tape._explain is None
+    assert explain_listener(tape) is None
     assert tape.gradient(y, w).numpy() == 2.0
 
 
@@ -55,13 +56,14 @@ def test_log_listens_only_inside_the_with_block():
 
 
 def test_explain_true_uses_the_registered_factory():
-    assert isinstance(GradientTape(explain=True)._explain, ExplainLog)
+    assert isinstance(explain_listener(GradientTape(explain=True)), ExplainLog)
+    registered = tape_module._explain_factory
     try:
         tape_module.set_explain_factory(None)
         with pytest.raises(RuntimeError, match="needs the explanation log"):
             GradientTape(explain=True)
     finally:
-        tape_module.set_explain_factory(ExplainLog)
+        tape_module.set_explain_factory(registered)
 
 
 def test_explain_rejects_what_is_not_an_observer():
@@ -106,7 +108,7 @@ def test_every_op_is_logged_watched_or_not_with_its_line():
         y = w * c
         z = c * 2.0  # touches nothing watched
         r = tf.round(y)  # not differentiable
-    log = tape._explain
+    log = explain_listener(tape)
     assert ops(log) == [
         ("multiply", True, "recording", None),
         ("multiply", False, "recording", None),
@@ -126,7 +128,7 @@ def test_origins_of_values():
         b = a + 0.5
         c = b + [1.0, 1.0]
         d = c + before + made
-    log = tape._explain
+    log = explain_listener(tape)
     origin = {key: entry[0] for key, entry in log.values.items()}
     assert origin[w._id] == "variable"
     assert origin[before._id] == "outside"
@@ -155,7 +157,7 @@ def test_escapes_and_their_return_as_constants():
         as_int = int(s)
         through_numpy = np.asarray(w * 1.0)
         y = w * as_array + as_float + as_int
-    log = tape._explain
+    log = explain_listener(tape)
     escapes = [(e[1], e[2]) for e in log.events if e[0] == "escape"]
     product = [e for e in log.events if e[0] == "op"][0][4][0]
     assert escapes == [
@@ -179,7 +181,7 @@ def test_tf_constant_of_a_variable_is_logged_as_a_copy():
         line = sys._getframe().f_lineno + 1
         copy = tf.constant(w)
         y = copy * 2.0
-    log = tape._explain
+    log = explain_listener(tape)
     (escape,) = [e for e in log.events if e[0] == "escape"]
     assert escape[1:4] == (w._id, "constant", line)
     assert log.values[copy._id][0] == "constant"
@@ -194,7 +196,7 @@ def test_reads_assigns_and_watches():
         y = w * x
         w.assign(5.0)
         w.assign_add(1.0)
-    log = tape._explain
+    log = explain_listener(tape)
     assert [e for e in kinds(log) if e in ("read", "watch", "assign")] == [
         "watch",
         "read",
@@ -218,7 +220,7 @@ def test_stop_recording_and_answered_tape_states():
         z = y * 4.0
         g = tape.gradient(z, w)
         after = w * 5.0
-    log = tape._explain
+    log = explain_listener(tape)
     assert ops(log) == [
         ("multiply", True, "recording", None),
         ("multiply", False, "paused", None),
@@ -246,12 +248,12 @@ def test_gradient_requests_with_results_and_errors():
     grads = tape.gradient(y, [w, u])
     with pytest.raises(RuntimeError, match="can only be used to compute one set"):
         tape.gradient(y, w)
-    first, second = tape._explain.requests
+    first, second = explain_listener(tape).requests
     assert first["kind"] == "gradient" and first["tape"] == 0
     assert first["targets"] == (y._id,) and first["sources"] == (w._id, u._id)
     assert first["results"][1] == (True, None, None, None)
     none, shape, dtype, glimpse = first["results"][0]
-    assert (none, shape, dtype, _preview(glimpse)) == (
+    assert (none, shape, dtype, preview(glimpse)) == (
         False, (2,), np.float32, "[2., 4.]"
     )  # fmt: skip
     assert first["line"] == sys._getframe().f_lineno - 11 and first["here"]
@@ -269,7 +271,7 @@ def test_jacobian_requests():
         yb = xb * xb
     tape.jacobian(y, x)
     tape.batch_jacobian(yb, xb, unconnected_gradients="zero")
-    jac, batch = tape._explain.requests
+    jac, batch = explain_listener(tape).requests
     assert jac["kind"] == "jacobian" and jac["results"][0][1] == (2, 2)
     assert batch["kind"] == "batch_jacobian" and batch["results"][0][1] == (2, 2, 2)
     assert batch["unconnected"] == "zero" and batch["sources"] == (xb._id,)
@@ -282,7 +284,7 @@ def test_other_tapes_inside_an_explained_tape():
             y = w * w
         inner.watch(w)
         dy = inner.gradient(y, w)
-    log = outer._explain
+    log = explain_listener(outer)
     watch = next(e for e in log.events if e[0] == "watch")
     assert watch[1] == 1  # another tape than the log's own
     (request,) = log.requests
@@ -299,7 +301,7 @@ def test_note_namespace():
     with GradientTape(explain=True) as tape:
         z = w * 2.0
         rebound = w - 0.1 * z
-    log = tape._explain
+    log = explain_listener(tape)
     log.note_namespace(
         before={"w": w, "gone": z, "old": z},
         after={"w": rebound, "z": z, "old": z, "arr": np.zeros(1)},
@@ -322,7 +324,7 @@ def test_other_tapes_that_record_ops_and_watch_reads():
         with GradientTape() as inner:
             y = w * 3.0
         z = y * 2.0
-    log = outer._explain
+    log = explain_listener(outer)
     multiply_y, multiply_z = [e for e in log.events if e[0] == "op"]
     assert (multiply_y[5], multiply_y[10]) == (True, (1,))  # both tapes
     assert (multiply_z[5], multiply_z[10]) == (True, ())  # inner had stopped
@@ -337,7 +339,7 @@ def test_inputs_without_a_gradient_are_noted():
     with GradientTape(explain=True) as tape:
         picked = tf.where(x > 0, x, 0.0)
         rows = tf.gather(x, [1, 0])
-    log = tape._explain
+    log = explain_listener(tape)
     by_name = {e[1]: e for e in log.events if e[0] == "op"}
     assert by_name["where"][11] == (0,)  # the condition
     assert by_name["gather"][11] == (1,)  # the indices
@@ -351,7 +353,7 @@ def test_ops_with_a_singular_point_note_whether_their_values_are_finite():
         logs = tf.math.log(x)
         roots = tf.sqrt(x)
         doubled = x * 2.0
-    finite = tape._explain.finite
+    finite = explain_listener(tape).finite
     assert finite == {logs._id: False, roots._id: True}
     assert doubled._id not in finite
     assert logs.numpy()[0] == -np.inf
@@ -364,7 +366,7 @@ def test_tf_constant_copies_link_to_their_escape():
         of_variable = tf.constant(w) * 1.0
         of_numpy = tf.constant(b.numpy()) * 1.0
         fresh = tf.constant([5.0]) * 1.0
-    log = tape._explain
+    log = explain_listener(tape)
     escapes = [seq for seq, e in enumerate(log.events) if e[0] == "escape"]
     assert [log.events[seq][2] for seq in escapes] == ["constant", "numpy"]
     copied = [e[3][0] for e in log.events if e[0] == "op"]
@@ -385,7 +387,7 @@ def test_one_python_object_converted_twice_is_one_object():
         tape.watch(at)
         cubed = arr**3 * at  # arr**3 is a new array: another object
         i1 = tf.abs(3)
-    log = tape._explain
+    log = explain_listener(tape)
     objects = log.objects
     ops = {e[1]: e for e in log.events if e[0] == "op"}
     assert objects[pt._id] == objects[ops["square"][3][0]]
@@ -408,7 +410,7 @@ def test_values_made_after_the_tape_stopped():
         z = y * paused * inside
     later = y * 2.0  # the log no longer listens
     assert tape.gradient(later, w) is None
-    log = tape._explain
+    log = explain_listener(tape)
     assert later._id in log.after and log.values[later._id][0] == "unknown"
     assert log.values[paused._id][0] == log.values[inside._id][0] == "constant"
     assert not {paused._id, inside._id} & log.after
@@ -425,7 +427,7 @@ def test_gradient_results_note_nan_inf_and_zeros():
     tape.gradient(z, x)
     tape.gradient(r, x, unconnected_gradients="zero")
     tape.gradient(r, x)
-    flags = [request["flags"] for request in tape._explain.requests]
+    flags = [request["flags"] for request in explain_listener(tape).requests]
     assert flags == [
         ((False, True, False),),
         ((True, False, False),),
@@ -441,26 +443,26 @@ def test_note_namespace_keeps_previous_values_and_rebound_variables():
     # A cell ends with w holding the Variable: the log remembers the name.
     with GradientTape(explain=True) as first:
         y = w * 2.0
-    first._explain.note_namespace(before={"w": w}, after={"w": w, "y": y})
-    assert first._explain.previous == {}
+    explain_listener(first).note_namespace(before={"w": w}, after={"w": w, "y": y})
+    assert explain_listener(first).previous == {}
     # The next cell rebinds w to a plain tensor computed from it.
     with GradientTape(explain=True) as second:
         stepped = w - 0.5 * y
-    second._explain.note_namespace(before={"w": w}, after={"w": stepped})
-    assert second._explain.previous == {"w": w._id}
+    explain_listener(second).note_namespace(before={"w": w}, after={"w": stepped})
+    assert explain_listener(second).previous == {"w": w._id}
     # A later cell finds a plain tensor under the name that held the Variable.
     with GradientTape(explain=True) as third:
         again = stepped * 2.0
-    third._explain.note_namespace(before={"w": stepped}, after={"w": stepped})
-    assert third._explain.rebound_from == {stepped._id: "w:0"}
+    explain_listener(third).note_namespace(before={"w": stepped}, after={"w": stepped})
+    assert explain_listener(third).rebound_from == {stepped._id: "w:0"}
     # A tensor older than the Variable cannot have been computed from it.
     old = tf.constant([1.0, 2.0])
     v = tf.Variable([0.0, 0.0], name="v")
     with GradientTape(explain=True) as fourth:
         use = old * v
-    fourth._explain.note_namespace(before={"v": v}, after={"v": v})
-    fourth._explain.note_namespace(before={"v": old}, after={"v": old})
-    assert fourth._explain.rebound_from == {}
+    explain_listener(fourth).note_namespace(before={"v": v}, after={"v": v})
+    explain_listener(fourth).note_namespace(before={"v": old}, after={"v": old})
+    assert explain_listener(fourth).rebound_from == {}
     assert again.numpy().tolist() == [0.0, 0.0] and use.numpy().tolist() == [0, 0]
     named.clear()
 
@@ -502,7 +504,7 @@ def test_a_glimpse_previews_exactly_as_its_array(array):
     # The log keeps a small copy and formats it when a view asks: the text must
     # be the array's own, elision marks and number format included.
     glimpse = _glimpse(array)
-    assert _preview(glimpse) == _preview(array)
+    assert preview(glimpse) == preview(array)
     if isinstance(glimpse, np.ndarray):
         assert glimpse.size <= max(array.size, 1) and not np.shares_memory(
             glimpse, array
@@ -514,8 +516,8 @@ def test_a_glimpse_keeps_little_of_a_large_array():
     big = np.arange(1000 * 1000, dtype=np.float64).reshape(1000, 1000)
     glimpse = _glimpse(big)
     assert glimpse.shape == (9, 9)
-    assert _preview(glimpse) == _preview(big)
-    assert _preview(_glimpse(np.zeros((12,) * 5))) == _preview(np.zeros((12,) * 5))
+    assert preview(glimpse) == preview(big)
+    assert preview(_glimpse(np.zeros((12,) * 5))) == preview(np.zeros((12,) * 5))
 
 
 @settings(max_examples=200, deadline=None)
@@ -548,7 +550,7 @@ def test_the_log_keeps_cotangents_only_until_their_norms_are_taken():
     with GradientTape(explain=True) as tape:
         y = tf.reduce_sum(tf.sin(x) * 2.0)
     tape.gradient(y, x)
-    log = tape._explain
+    log = explain_listener(tape)
     assert not log._unnormed and log._unnormed_bytes == 0
     norms = [entry[3] for entry in log.cotangents]
     assert all(isinstance(n, float) for n in norms)

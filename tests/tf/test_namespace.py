@@ -90,6 +90,29 @@ def test_importing_tf_needs_no_ipython_ipywidgets_or_graphviz() -> None:
     assert result.stdout == "1.8\n[]\n"
 
 
+def test_explain_works_after_importing_tf_alone_and_loads_graph_on_use() -> None:
+    program = textwrap.dedent(
+        """
+        import sys
+
+        import tapemagic.tf as tf
+
+        print([m for m in sys.modules if m.startswith("tapemagic.graph")])
+        w, c = tf.Variable(2.0), tf.constant(3.0)
+        with tf.GradientTape(explain=True) as tape:
+            y = w * c
+        print(tape.gradient(y, [w, c])[1])
+        (finding,) = tape.explain()
+        print(finding.source, "tapemagic.graph.log" in sys.modules)
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "[]\nNone\nc True\n"
+
+
 # -- the GradientTape guide ------------------------------------------------------------
 
 

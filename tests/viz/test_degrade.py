@@ -34,9 +34,9 @@ import pytest
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-from tapemagic import magic
 from tapemagic.engine import GradientTape
 from tapemagic.graph.model import Cell, Graph, OpNode, Source, TapeInfo, Value
+from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 from tapemagic.viz.dot import INSTALL_HINT, MAX_NODES, build_view, render_svg
 from tapemagic.viz.text import render_text
@@ -70,7 +70,7 @@ def ip(shell, monkeypatch):
     """The shell, set up, with a frontend that shows HTML; cleaned up after."""
     before = set(shell.user_ns)
     shell.run_cell(SETUP)
-    monkeypatch.setattr(magic, "_rich_frontend", lambda: True)
+    monkeypatch.setattr(view_module, "_rich_frontend", lambda: True)
     yield shell
     for name in set(shell.user_ns) - before:
         if not name.startswith("_"):
@@ -134,7 +134,7 @@ def fallback_parts(page: str) -> tuple[str, str]:
 
 def assert_text_view(text: str, ip) -> None:
     """``text`` is the text view of the cell's tape (findings may follow)."""
-    expected = render_text(magic.TapeView(ip.user_ns["tape"], "tape").graph)
+    expected = render_text(view_module.TapeView(ip.user_ns["tape"], "tape").graph)
     assert text == expected or text.startswith(expected + "\nWhy:\n"), text
 
 
@@ -190,7 +190,9 @@ def test_a_failing_drawing_falls_back_to_the_text_view(
     assert shown_note == note and "\n" not in shown_note
     assert_text_view(text, ip)
     assert "<svg" not in bundle["text/html"]
-    assert bundle["text/plain"] == render_text(magic.TapeView(ip.user_ns["tape"]).graph)
+    assert bundle["text/plain"] == render_text(
+        view_module.TapeView(ip.user_ns["tape"]).graph
+    )
 
 
 def test_the_drawing_fails_before_dot_runs(ip, monkeypatch):
@@ -280,12 +282,12 @@ def test_a_failing_view_shows_the_text_with_a_one_line_note(
     assert set(bundle) == {"text/plain"}
     first, rest = bundle["text/plain"].split("\n", 1)
     assert first == note
-    assert rest == render_text(magic.TapeView(ip.user_ns["tape"], "tape").graph)
+    assert rest == render_text(view_module.TapeView(ip.user_ns["tape"], "tape").graph)
 
 
 def test_a_failing_text_view_shows_the_tape_repr(ip, monkeypatch):
     # The tape answered --target, so, non-persistent, it let go of its 4 ops.
-    monkeypatch.setattr(magic, "render_text", _raise(IndexError("no line 7")))
+    monkeypatch.setattr(view_module, "render_text", _raise(IndexError("no line 7")))
     result, bundle = run_cell(ip)
     assert_cell_untouched(ip, result)
     assert bundle == {
@@ -370,6 +372,6 @@ def test_a_weight_read_at_every_step_is_drawn_with_a_bounded_layout(ip):
     assert abs(float(ip.user_ns["grads"].numpy()) - dy) < 1e-5
     page = shown.data["text/html"]
     assert "Showing 116 of 116 ops." in page and page.count("<svg") == 1
-    view = build_view(magic.TapeView(ip.user_ns["tape"]).graph)
+    view = build_view(view_module.TapeView(ip.user_ns["tape"]).graph)
     assert not view.collapsed and len(view.nodes) == 118
     assert parse_dot(view.source)[2]["nslimit"] == "5"

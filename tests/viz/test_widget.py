@@ -15,6 +15,7 @@ import tapemagic
 import tapemagic.tf as tf
 from tapemagic.graph.findings import Finding
 from tapemagic.graph.model import Cell, Graph, TapeInfo
+from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 from tapemagic.viz.dot import INSTALL_HINT
 from tapemagic.viz.text import render_text
@@ -312,11 +313,10 @@ def make_tape():
 
 @pytest.mark.dot
 def test_tape_view_bundle_has_the_widget_html_and_text(monkeypatch):
-    from tapemagic import magic
 
-    monkeypatch.setattr(magic, "_rich_frontend", lambda: True)
+    monkeypatch.setattr(view_module, "_rich_frontend", lambda: True)
     tape = make_tape()
-    bundle = magic.TapeView(tape, "tape")._repr_mimebundle_()
+    bundle = view_module.TapeView(tape, "tape")._repr_mimebundle_()
     assert set(bundle) == {
         "application/vnd.jupyter.widget-view+json",
         "text/html",
@@ -334,23 +334,24 @@ def test_tape_view_bundle_has_the_widget_html_and_text(monkeypatch):
     assert b_row[1:6] == ["not watched", "True", "float32", "(1,)", "[0.25]"]
     assert b_row[6].startswith("None (g1)") and b_row[7] == ""
     assert "tm-source-row tm-none" in classes
-    assert bundle["text/plain"] == render_text(magic.TapeView(tape, "tape").graph)
-    # The same object as the last expression of a cell: the tape defers to it.
-    tape_bundle = tape._repr_mimebundle_()
+    assert bundle["text/plain"] == render_text(view_module.TapeView(tape, "tape").graph)
+    # The same object as the last expression of a cell: the registered display.
+    tape_bundle = view_module.tape_mimebundle(tape)
     assert set(tape_bundle) == set(bundle)
     assert tape_bundle["text/plain"].startswith("GradientTape (non-persistent")
 
 
 def test_text_frontends_get_text_only(monkeypatch):
-    from tapemagic import magic
 
-    monkeypatch.setattr(magic, "_rich_frontend", lambda: False)
+    monkeypatch.setattr(view_module, "_rich_frontend", lambda: False)
     tape = make_tape()
-    text = render_text(magic.TapeView(tape).graph)
-    assert tape._repr_mimebundle_() == {"text/plain": text}
-    monkeypatch.setattr(magic, "_rich_frontend", lambda: True)
-    assert magic.TapeView(tape, show="text")._repr_mimebundle_() == {"text/plain": text}
-    assert magic.TapeView(tape, show="none")._repr_mimebundle_() == {}
+    text = render_text(view_module.TapeView(tape).graph)
+    assert view_module.tape_mimebundle(tape) == {"text/plain": text}
+    monkeypatch.setattr(view_module, "_rich_frontend", lambda: True)
+    assert view_module.TapeView(tape, show="text")._repr_mimebundle_() == {
+        "text/plain": text
+    }
+    assert view_module.TapeView(tape, show="none")._repr_mimebundle_() == {}
 
 
 def test_show_displays_in_ipython_and_prints_elsewhere(monkeypatch, capsys):
