@@ -163,14 +163,14 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     return _like(_ones_like, input, dtype)
 
 
-def _fill_vjp(g, out, value, *, dims):
+def _fill_vjp(ns, g, out, value, *, dims):
     # Every output element is `value`, so its gradient is the sum of g over the
     # filled axes (the last len(dims) axes; leading batch axes stay).
     if not dims:
         return (g,)
-    from .reduce import reduce_sum
-
-    return (reduce_sum(g, axis=tuple(builtins.range(-len(dims), 0))),)
+    nbatch = ns.nb(g, out)
+    filled = tuple(builtins.range(nbatch, nbatch + len(dims)))
+    return (ns.reduce_sum(g, axes=filled, keepdims=False),)
 
 
 _fill = defop(

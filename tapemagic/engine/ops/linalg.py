@@ -21,7 +21,6 @@ from .. import dtypes
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
-from ._util import nb, unbroadcast, unbroadcast_array
 from .math import abs as _abs
 from .math import greater, maximum, minimum, multiply, sqrt, truediv, where
 from .math import pow as _pow
@@ -76,44 +75,24 @@ def _matmul_forward(a: np.ndarray, b: np.ndarray, *, transpose_a: bool,
 
 # TensorFlow's _MatMulGrad: each case is again one matmul with transposes, so the
 # gradients broadcast over leading (batch) axes of g like the forward does.
-def _matmul_vjp_a(g, out, a, b, *, transpose_a, transpose_b):
+def _matmul_vjp_a(ns, g, out, a, b, *, transpose_a, transpose_b):
     if not transpose_a:
-        ga = matmul(g, b, transpose_b=not transpose_b)
+        ga = ns.matmul(g, b, transpose_a=False, transpose_b=not transpose_b)
     else:
-        ga = matmul(b, g, transpose_a=transpose_b, transpose_b=True)
-    return unbroadcast(ga, a._value.shape, nb(g, out))
+        ga = ns.matmul(b, g, transpose_a=transpose_b, transpose_b=True)
+    return ns.unbroadcast(ga, ns.shape(a), ns.nb(g, out))
 
 
-def _matmul_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
+def _matmul_vjp_b(ns, g, out, a, b, *, transpose_a, transpose_b):
     if not transpose_b:
-        gb = matmul(a, g, transpose_a=not transpose_a)
+        gb = ns.matmul(a, g, transpose_a=not transpose_a, transpose_b=False)
     else:
-        gb = matmul(g, a, transpose_a=True, transpose_b=transpose_a)
-    return unbroadcast(gb, b._value.shape, nb(g, out))
-
-
-def _matmul_raw_vjp_a(g, out, a, b, *, transpose_a, transpose_b):
-    if not transpose_a:
-        ga = _matmul_forward(g, b, transpose_a=False, transpose_b=not transpose_b)
-    else:
-        ga = _matmul_forward(b, g, transpose_a=transpose_b, transpose_b=True)
-    return unbroadcast_array(ga, a.shape, g.ndim - out.ndim)
-
-
-def _matmul_raw_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
-    if not transpose_b:
-        gb = _matmul_forward(a, g, transpose_a=not transpose_a, transpose_b=False)
-    else:
-        gb = _matmul_forward(g, a, transpose_a=True, transpose_b=transpose_a)
-    return unbroadcast_array(gb, b.shape, g.ndim - out.ndim)
+        gb = ns.matmul(g, a, transpose_a=True, transpose_b=transpose_a)
+    return ns.unbroadcast(gb, ns.shape(b), ns.nb(g, out))
 
 
 _matmul = defop(
-    "matmul",
-    _matmul_forward,
-    (_matmul_vjp_a, _matmul_vjp_b),
-    saves=("a", "b"),
-    raw_vjp=(_matmul_raw_vjp_a, _matmul_raw_vjp_b),
+    "matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b), saves=("a", "b")
 )
 
 
@@ -376,13 +355,13 @@ def _letter_sizes(term: str, shape: tuple) -> dict[str, int]:
     return dict(zip(before + after, dims))
 
 
-def _sum_to_ellipsis(grad: Tensor, term: str, shape: tuple, nbatch: int) -> Tensor:
+def _sum_to_ellipsis(ns: Any, grad: Any, term: str, shape: tuple, nbatch: int) -> Any:
     """Sum ``grad`` (batch + term with the full broadcast ``...``) down to ``shape``.
 
     Like ``unbroadcast``, but the broadcast axes sit where ``...`` sits in ``term``.
     """
     before, after, _ = _split_subscripts(term)
-    gshape = grad._value.shape
+    gshape = ns.shape(grad)
     full = gshape[nbatch + len(before) : len(gshape) - len(after)]
     own = shape[len(before) : len(shape) - len(after)]
     if full == own:
@@ -393,8 +372,9 @@ def _sum_to_ellipsis(grad: Tensor, term: str, shape: tuple, nbatch: int) -> Tens
     axes += [
         start + lead + i for i, d in enumerate(own) if d == 1 and full[lead + i] != 1
     ]
-    summed = reduce_sum(grad, axis=axes, keepdims=True)
-    return reshape(summed, gshape[:nbatch] + tuple(shape))
+    summed = ns.reduce_sum(grad, axes=tuple(axes), keepdims=True)
+    target = gshape[:nbatch] + tuple(shape)
+    return summed if ns.shape(summed) == target else ns.reshape(summed, shape=target)
 
 
 def _einsum_vjp_for(k: int):
@@ -406,19 +386,19 @@ def _einsum_vjp_for(k: int):
     restored by a vector of ones. Batch axes of g get fresh leading letters.
     """
 
-    def vjp(g, out, *inputs, equation):
+    def vjp(ns, g, out, *inputs, equation):
         lhs, out_sub = equation.split("->")
         terms = lhs.split(",")
         x = inputs[k]
-        dtype = x._value.dtype
+        dtype = ns.dtype(x)
         fresh = iter(c for c in string.ascii_letters if c not in equation)
-        batch = "".join(next(fresh) for _ in range(nb(g, out)))
+        batch = "".join(next(fresh) for _ in range(ns.nb(g, out)))
         operands, subs = [g], [batch + out_sub]
         for j, (term, other) in enumerate(zip(terms, inputs)):
             if j != k:
                 operands.append(other)
                 subs.append(term)
-        sizes = _letter_sizes(terms[k], x._value.shape)
+        sizes = _letter_sizes(terms[k], ns.shape(x))
         term = terms[k]
         if "..." in equation and "..." not in term:
             # g has the broadcast '...' axes; this input has none: sum them away
@@ -430,7 +410,7 @@ def _einsum_vjp_for(k: int):
                 target.append("...")
             elif c in seen:
                 tied = next(fresh)
-                operands.append(Tensor(np.eye(sizes[c], dtype=dtype)))
+                operands.append(ns.constant(np.eye(sizes[c], dtype=dtype)))
                 subs.append(c + tied)
                 target.append(tied)
             else:
@@ -439,11 +419,12 @@ def _einsum_vjp_for(k: int):
         present = set("".join(subs))
         for c in seen:
             if c not in present:
-                operands.append(Tensor(np.ones(sizes[c], dtype=dtype)))
+                operands.append(ns.constant(np.ones(sizes[c], dtype=dtype)))
                 subs.append(c)
-        grad = einsum(",".join(subs) + "->" + batch + "".join(target), *operands)
+        subscripts = ",".join(subs) + "->" + batch + "".join(target)
+        grad = ns.einsum(*operands, equation=subscripts)
         if has_ellipsis:
-            return _sum_to_ellipsis(grad, term, x._value.shape, len(batch))
+            return _sum_to_ellipsis(ns, grad, term, ns.shape(x), len(batch))
         return grad
 
     return vjp
@@ -496,14 +477,18 @@ def einsum(
 # -- diagonals, traces, transposes ---------------------------------------------------
 
 
-def _diag_part_vjp(g, out, x):
+def _diag_part_vjp(ns, g, out, x):
     # Put g back on the diagonal: broadcast it along the axis it does not index and
     # multiply by a (possibly rectangular) identity. Linear in g, so an outer tape
     # sees a multiply by a constant.
-    rows, cols = x._value.shape[-2:]
-    eye = Tensor(np.eye(rows, cols, dtype=x._value.dtype))
-    axis = -1 if rows <= cols else -2
-    return (expand_dims(g, axis) * eye,)
+    rows, cols = ns.shape(x)[-2:]
+    eye = ns.constant(np.eye(rows, cols, dtype=ns.dtype(x)))
+    gshape = ns.shape(g)
+    if rows <= cols:  # a size-1 axis last
+        column = ns.reshape(g, shape=gshape + (1,))
+    else:  # a size-1 axis before the last
+        column = ns.reshape(g, shape=gshape[:-1] + (1,) + gshape[-1:])
+    return (column * eye,)
 
 
 _diag_part = defop(
@@ -766,8 +751,13 @@ def _inv_forward(x: np.ndarray) -> np.ndarray:
 _inv = defop(
     "inv",
     _inv_forward,
-    lambda g, out, x: (
-        -matmul(matmul(out, g, transpose_a=True), out, transpose_b=True),
+    lambda ns, g, out, x: (
+        -ns.matmul(
+            ns.matmul(out, g, transpose_a=True, transpose_b=False),
+            out,
+            transpose_a=False,
+            transpose_b=True,
+        ),
     ),
     singular="derivative",
 )
@@ -802,11 +792,22 @@ def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
     return apply(_inv.op, (x,), {})
 
 
-def _det_vjp(g, out, x):
+def _matrix_scale(ns: Any, g: Any) -> Any:
+    """``g`` (one number per matrix) with two size-1 axes: it scales matrices."""
+    return ns.reshape(g, shape=ns.shape(g) + (1, 1))
+
+
+def _transposed_inverse(ns: Any, x: Any) -> Any:
+    """``A^-T`` of each matrix of ``x``."""
+    ndim = ns.ndim(x)
+    swap = tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+    return ns.transpose(ns.inv(x), perm=swap)
+
+
+def _det_vjp(ns, g, out, x):
     # d det(A) = det(A) tr(A^-1 dA), so g_A = g det(A) A^-T (TensorFlow's
     # _MatrixDeterminantGrad). It inverts A: at a singular A it raises, as there.
-    scale = expand_dims(expand_dims(g * out, -1), -1)
-    return (scale * matrix_transpose(inv(x)),)
+    return (_matrix_scale(ns, g * out) * _transposed_inverse(ns, x),)
 
 
 _det = defop(
@@ -843,11 +844,10 @@ def _slogdet_forward(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(sign, x.dtype), np.asarray(log_abs, x.dtype)
 
 
-def _slogdet_vjp(g, out, x):
+def _slogdet_vjp(ns, g, out, x):
     # The sign is piecewise constant; d log|det A| = tr(A^-1 dA), so g_A = g A^-T
     # (TensorFlow's _LogMatrixDeterminantGrad).
-    scale = expand_dims(expand_dims(g[1], -1), -1)
-    return (scale * matrix_transpose(inv(x)),)
+    return (_matrix_scale(ns, g[1]) * _transposed_inverse(ns, x),)
 
 
 _slogdet = defop(
@@ -893,18 +893,18 @@ def _solve_forward(a: np.ndarray, b: np.ndarray, *, adjoint: bool) -> np.ndarray
 
 # TensorFlow's _MatrixSolveGrad: with X = A^-1 B, g_B = A^-T g and
 # g_A = -g_B X^T (for adjoint=True, A^T X = B: g_A = -X g_B^T).
-def _solve_vjp_a(g, out, a, b, *, adjoint):
-    gb = apply(_solve.op, (a, g), {"adjoint": not adjoint})
+def _solve_vjp_a(ns, g, out, a, b, *, adjoint):
+    gb = ns.solve(a, g, adjoint=not adjoint)
     if adjoint:
-        ga = -matmul(out, gb, transpose_b=True)
+        ga = -ns.matmul(out, gb, transpose_a=False, transpose_b=True)
     else:
-        ga = -matmul(gb, out, transpose_b=True)
-    return unbroadcast(ga, a._value.shape, nb(g, out))
+        ga = -ns.matmul(gb, out, transpose_a=False, transpose_b=True)
+    return ns.unbroadcast(ga, ns.shape(a), ns.nb(g, out))
 
 
-def _solve_vjp_b(g, out, a, b, *, adjoint):
-    gb = apply(_solve.op, (a, g), {"adjoint": not adjoint})
-    return unbroadcast(gb, b._value.shape, nb(g, out))
+def _solve_vjp_b(ns, g, out, a, b, *, adjoint):
+    gb = ns.solve(a, g, adjoint=not adjoint)
+    return ns.unbroadcast(gb, ns.shape(b), ns.nb(g, out))
 
 
 _solve = defop(
@@ -964,18 +964,21 @@ def _cholesky_forward(x: np.ndarray) -> np.ndarray:
         ) from None
 
 
-def _cholesky_vjp(g, out, x):
+def _cholesky_vjp(ns, g, out, x):
     # TensorFlow's _CholeskyGrad (Murray, 2016): with L = out and Phi(M) the lower
     # triangle of M with its diagonal halved, S = L^-T Phi(L^T g) L^-1 and
     # g_A = (S + S^T) / 2. Only A's lower triangle is read, and A is taken to be
     # symmetric, so the gradient is symmetric too.
-    n = x._value.shape[-1]
-    dtype = x._value.dtype
-    phi = Tensor(np.tril(np.ones((n, n), dtype), -1) + np.eye(n, dtype=dtype) / 2)
-    l_inv = inv(out)
-    middle = matmul(out, g, transpose_a=True) * phi
-    s = matmul(matmul(l_inv, middle, transpose_a=True), l_inv)
-    return ((s + matrix_transpose(s)) * 0.5,)
+    n = ns.shape(x)[-1]
+    dtype = ns.dtype(x)
+    phi = ns.constant(np.tril(np.ones((n, n), dtype), -1) + np.eye(n, dtype=dtype) / 2)
+    l_inv = ns.inv(out)
+    middle = ns.matmul(out, g, transpose_a=True, transpose_b=False) * phi
+    left = ns.matmul(l_inv, middle, transpose_a=True, transpose_b=False)
+    s = ns.matmul(left, l_inv, transpose_a=False, transpose_b=False)
+    ndim = ns.ndim(s)
+    swap = tuple(range(ndim - 2)) + (ndim - 1, ndim - 2)
+    return ((s + ns.transpose(s, perm=swap)) * 0.5,)
 
 
 _cholesky = defop("cholesky", _cholesky_forward, _cholesky_vjp, singular="derivative")

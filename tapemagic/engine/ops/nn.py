@@ -16,6 +16,7 @@ them. Pooling follows the same pattern.
 
 from __future__ import annotations
 
+import math as _pymath
 import numbers
 from typing import Any
 
@@ -24,20 +25,16 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
+from ..namespace import register_helper
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
-from ._util import nb, unbroadcast
-from .creation import zeros
 from .linalg import clip_by_norm
 from .math import abs as _abs
 from .math import (
     add,
     cast,
     exp,
-    greater,
-    less,
     log1p,
-    logical_and,
     maximum,
     multiply,
     negative,
@@ -50,7 +47,7 @@ from .math import (
     where,
 )
 from .reduce import reduce_mean, reduce_sum
-from .shape import concat, expand_dims, gather, reshape, squeeze, transpose
+from .shape import concat, gather, reshape, squeeze, transpose
 
 __all__ = [
     "avg_pool2d",
@@ -108,20 +105,20 @@ relu_grad = defop(
     lambda out, g: g * (out > 0),
     (
         # piecewise constant in out: zeros, as TensorFlow's ReluGradGrad gives
-        lambda gg, r, out, g: zeros(
-            gg._value.shape[: nb(gg, r)] + out._value.shape, dtype=out.dtype
+        lambda ns, gg, r, out, g: ns.constant(
+            np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(out), ns.dtype(out))
         ),
-        lambda gg, r, out, g: unbroadcast(
-            relu_grad(out, gg), g._value.shape, nb(gg, r)
+        # linear in g
+        lambda ns, gg, r, out, g: ns.unbroadcast(
+            ns.relu_grad(out, gg), ns.shape(g), ns.nb(gg, r)
         ),
     ),
 )
 _relu = defop(
     "relu",
     lambda x: np.maximum(x, np.zeros((), x.dtype)),
-    lambda g, out, x: (relu_grad(out, g),),
+    lambda ns, g, out, x: (ns.relu_grad(out, g),),
     saves=("out",),
-    raw_vjp=lambda g, out, x: (g * (out > 0),),
 )
 
 
@@ -146,7 +143,9 @@ def relu(features: Any, name: str | None = None) -> Tensor:
 _relu6 = defop(
     "relu6",
     lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
-    lambda g, out, x: (where(logical_and(greater(x, 0), less(x, 6)), g, 0),),
+    lambda ns, g, out, x: (
+        ns.where(ns.logical_and(ns.greater(x, 0), ns.less(x, 6)), g, 0),
+    ),
 )
 
 
@@ -171,7 +170,7 @@ def relu6(features: Any, name: str | None = None) -> Tensor:
 _leaky_relu = defop(
     "leaky_relu",
     lambda x, *, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)),
-    lambda g, out, x, *, alpha: (where(greater(x, 0), g, g * alpha),),
+    lambda ns, g, out, x, *, alpha: (ns.where(ns.greater(x, 0), g, g * alpha),),
 )
 
 
@@ -206,7 +205,7 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 _elu = defop(
     "elu",
     lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
-    lambda g, out, x: (where(less(out, 0), g * (out + 1), g),),
+    lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
 )
 
 
@@ -236,6 +235,10 @@ def elu(features: Any, name: str | None = None) -> Tensor:
 # full precision (a Python float would pass through float32 first).
 _SELU_SCALE = np.float64(1.0507009873554804934193349852946)
 _SELU_ALPHA = np.float64(1.6732632423543772848170429916717)
+# The VJP's constants as Python floats, which (unlike NumPy scalars) keep a
+# float32 array float32 in the array namespace.
+_SELU_SCALE_FLOAT = float(_SELU_SCALE)
+_SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE * _SELU_ALPHA)
 
 # SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0).
 _selu = defop(
@@ -243,8 +246,12 @@ _selu = defop(
     lambda x: np.where(
         x > 0, _SELU_SCALE * x, (_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, 0))
     ).astype(x.dtype, copy=False),
-    lambda g, out, x: (
-        where(less(out, 0), g * (out + _SELU_SCALE * _SELU_ALPHA), g * _SELU_SCALE),
+    lambda ns, g, out, x: (
+        ns.where(
+            ns.less(out, 0),
+            g * (out + _SELU_SCALE_ALPHA_FLOAT),
+            g * _SELU_SCALE_FLOAT,
+        ),
     ),
 )
 
@@ -279,7 +286,9 @@ def _softplus_forward(x: np.ndarray) -> np.ndarray:
 
 # A primitive: composing max(x, 0) + log1p(exp(-|x|)) would give the wrong slope at
 # 0 (maximum and abs have their own kink conventions); d/dx softplus = sigmoid.
-_softplus = defop("softplus", _softplus_forward, lambda g, out, x: (g * sigmoid(x),))
+_softplus = defop(
+    "softplus", _softplus_forward, lambda ns, g, out, x: (g * ns.sigmoid(x),)
+)
 
 
 def softplus(features: Any, name: str | None = None) -> Tensor:
@@ -364,11 +373,12 @@ def _erf_forward(x: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(wide), wide, np.sign(wide) * value).astype(x.dtype)
 
 
+_TWO_OVER_SQRT_PI = 2.0 / _pymath.sqrt(_pymath.pi)  # a Python float: see _SELU_SCALE
 _erf = defop(
     "erf",
     _erf_forward,
     # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
-    lambda g, out, x: (g * (2.0 / np.sqrt(np.pi)) * exp(-square(x)),),
+    lambda ns, g, out, x: (g * _TWO_OVER_SQRT_PI * ns.exp(-ns.square(x)),),
 )
 
 
@@ -440,13 +450,10 @@ _softmax = defop(
     "softmax",
     _softmax_forward,
     # J^T g for softmax: out * (g - <g, out>)
-    lambda g, out, x, *, axis: (
-        out * (g - reduce_sum(g * out, axis=axis, keepdims=True)),
+    lambda ns, g, out, x, *, axis: (
+        out * (g - ns.reduce_sum(g * out, axes=(ns.ndim(g) + axis,), keepdims=True)),
     ),
     saves=("out",),
-    raw_vjp=lambda g, out, x, *, axis: (
-        out * (g - np.add.reduce(g * out, axis=axis, keepdims=True)),
-    ),
 )
 
 # A primitive, not x - logsumexp(x): the VJP g - softmax * sum(g) never forms
@@ -454,13 +461,11 @@ _softmax = defop(
 _log_softmax = defop(
     "log_softmax",
     _log_softmax_forward,
-    lambda g, out, x, *, axis: (
-        g - exp(out) * reduce_sum(g, axis=axis, keepdims=True),
+    # J^T g for log_softmax: g - softmax * sum(g), the softmax exp(out)
+    lambda ns, g, out, x, *, axis: (
+        g - ns.exp(out) * ns.reduce_sum(g, axes=(ns.ndim(g) + axis,), keepdims=True),
     ),
     saves=("out",),
-    raw_vjp=lambda g, out, x, *, axis: (
-        g - np.exp(out) * np.add.reduce(g, axis=axis, keepdims=True),
-    ),
 )
 
 
@@ -532,6 +537,13 @@ def _softmax_xent_forward(labels: np.ndarray, logits: np.ndarray, *, axis: int):
     return np.sum(labels * (lse - shifted), axis=axis)
 
 
+def _class_axis(ns: Any, g: Any, axis: int) -> Any:
+    """``g`` (one loss per example) with a size-1 class axis at ``axis`` (< 0)."""
+    gshape = ns.shape(g)
+    at = len(gshape) + axis + 1
+    return ns.reshape(g, shape=gshape[:at] + (1,) + gshape[at:])
+
+
 # TensorFlow's kernel and _SoftmaxCrossEntropyWithLogitsGrad: d/dlogits is
 # softmax - labels (the true derivative when each row of labels sums to 1, and
 # what TensorFlow returns even when it does not); d/dlabels is -log_softmax.
@@ -539,22 +551,14 @@ _softmax_xent = defop(
     "softmax_cross_entropy_with_logits",
     _softmax_xent_forward,
     (
-        lambda g, out, labels, logits, *, axis: (
-            expand_dims(g, axis) * -log_softmax(logits, axis=axis)
+        lambda ns, g, out, labels, logits, *, axis: (
+            _class_axis(ns, g, axis) * -ns.log_softmax(logits, axis=axis)
         ),
-        lambda g, out, labels, logits, *, axis: (
-            expand_dims(g, axis) * (softmax(logits, axis=axis) - labels)
+        lambda ns, g, out, labels, logits, *, axis: (
+            _class_axis(ns, g, axis) * (ns.softmax(logits, axis=axis) - labels)
         ),
     ),
     saves=("labels", "logits"),
-    raw_vjp=(
-        lambda g, out, labels, logits, *, axis: (
-            np.expand_dims(g, axis) * -_log_softmax_forward(logits, axis=axis)
-        ),
-        lambda g, out, labels, logits, *, axis: (
-            np.expand_dims(g, axis) * (_softmax_forward(logits, axis=axis) - labels)
-        ),
-    ),
 )
 
 
@@ -613,24 +617,27 @@ def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
     return lse - picked
 
 
-def _one_hot(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    return np.eye(logits.shape[-1], dtype=logits.dtype)[labels]
+def _minus_one_hot_tensors(probs: Tensor, labels: np.ndarray) -> Tensor:
+    classes = probs._value.shape[-1]
+    return probs - Tensor(np.eye(classes, dtype=probs._value.dtype)[labels])
 
 
-def _sparse_xent_vjp_logits(g, out, labels, logits):
-    # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
-    one_hot = Tensor(_one_hot(labels._value, logits._value))
-    probs = apply(_softmax.op, (logits,), {"axis": -1})
-    return expand_dims(g, -1) * (probs - one_hot)
-
-
-def _sparse_xent_raw_vjp_logits(g, out, labels, logits):
-    # softmax - one_hot(labels), the one-hot subtracted in place from the fresh
-    # softmax: one fancy index instead of an identity matrix and a subtraction.
-    probs = _softmax_forward(logits, axis=-1)
+def _minus_one_hot_arrays(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    # In place, on the fresh softmax: one fancy index instead of an identity
+    # matrix and a subtraction.
     rows = probs.reshape(labels.size, probs.shape[-1])
     rows[np.arange(labels.size), labels.ravel()] -= 1
-    return g[..., None] * probs
+    return probs
+
+
+# probs - one_hot(labels), for a fresh `probs` (the arrays' is changed in place)
+register_helper("minus_one_hot", _minus_one_hot_tensors, _minus_one_hot_arrays)
+
+
+def _sparse_xent_vjp_logits(ns, g, out, labels, logits):
+    # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
+    probs = ns.softmax(logits, axis=-1)
+    return _class_axis(ns, g, -1) * ns.minus_one_hot(probs, ns.value(labels))
 
 
 # Integer labels have no gradient (None), as in TensorFlow.
@@ -640,7 +647,6 @@ _sparse_xent = defop(
     (None, _sparse_xent_vjp_logits),
     same_dtype=False,
     saves=("labels", "logits"),
-    raw_vjp=(None, _sparse_xent_raw_vjp_logits),
 )
 
 
@@ -1112,27 +1118,39 @@ def _filter_grad_core(x, g, *, k_hw, strides, dilations, pads):
 # the input's shape.
 
 
-def _conv2d_vjp_x(g, out, x, w, *, strides, dilations, pads):
-    gx = _conv2d_backprop_input(g, w, x._value.shape[-3:-1], strides, dilations, pads)
-    return unbroadcast(gx, x._value.shape, nb(g, out))
+# The VJPs of all three are again convolutions and backprops (each op is linear
+# in each input): the adjoint of the convolution in x is conv2d_backprop_input,
+# in w conv2d_backprop_filter, and so on around.
+def _conv2d_vjp_x(ns, g, out, x, w, *, strides, dilations, pads):
+    gx = ns.conv2d_backprop_input(
+        g, w, in_hw=ns.shape(x)[-3:-1], strides=strides, dilations=dilations,
+        pads=pads,
+    )  # fmt: skip
+    return ns.unbroadcast(gx, ns.shape(x), ns.nb(g, out))
 
 
-def _conv2d_vjp_w(g, out, x, w, *, strides, dilations, pads):
-    gw = _conv2d_backprop_filter(x, g, w._value.shape[-4:-2], strides, dilations, pads)
-    return unbroadcast(gw, w._value.shape, nb(g, out))
+def _conv2d_vjp_w(ns, g, out, x, w, *, strides, dilations, pads):
+    gw = ns.conv2d_backprop_filter(
+        x, g, k_hw=ns.shape(w)[-4:-2], strides=strides, dilations=dilations,
+        pads=pads,
+    )  # fmt: skip
+    return ns.unbroadcast(gw, ns.shape(w), ns.nb(g, out))
 
 
 _conv2d = defop("conv2d", _conv_core, (_conv2d_vjp_x, _conv2d_vjp_w))
 
 
-def _input_vjp_g(c, out, g, w, *, in_hw, strides, dilations, pads):
-    params = {"strides": strides, "dilations": dilations, "pads": pads}
-    return unbroadcast(apply(_conv2d.op, (c, w), params), g._value.shape, nb(c, out))
+def _input_vjp_g(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
+    gg = ns.conv2d(c, w, strides=strides, dilations=dilations, pads=pads)
+    return ns.unbroadcast(gg, ns.shape(g), ns.nb(c, out))
 
 
-def _input_vjp_w(c, out, g, w, *, in_hw, strides, dilations, pads):
-    gw = _conv2d_backprop_filter(c, g, w._value.shape[-4:-2], strides, dilations, pads)
-    return unbroadcast(gw, w._value.shape, nb(c, out))
+def _input_vjp_w(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
+    gw = ns.conv2d_backprop_filter(
+        c, g, k_hw=ns.shape(w)[-4:-2], strides=strides, dilations=dilations,
+        pads=pads,
+    )  # fmt: skip
+    return ns.unbroadcast(gw, ns.shape(w), ns.nb(c, out))
 
 
 _backprop_input = defop(
@@ -1140,14 +1158,17 @@ _backprop_input = defop(
 )
 
 
-def _filter_vjp_x(c, out, x, g, *, k_hw, strides, dilations, pads):
-    gx = _conv2d_backprop_input(g, c, x._value.shape[-3:-1], strides, dilations, pads)
-    return unbroadcast(gx, x._value.shape, nb(c, out))
+def _filter_vjp_x(ns, c, out, x, g, *, k_hw, strides, dilations, pads):
+    gx = ns.conv2d_backprop_input(
+        g, c, in_hw=ns.shape(x)[-3:-1], strides=strides, dilations=dilations,
+        pads=pads,
+    )  # fmt: skip
+    return ns.unbroadcast(gx, ns.shape(x), ns.nb(c, out))
 
 
-def _filter_vjp_g(c, out, x, g, *, k_hw, strides, dilations, pads):
-    params = {"strides": strides, "dilations": dilations, "pads": pads}
-    return unbroadcast(apply(_conv2d.op, (x, c), params), g._value.shape, nb(c, out))
+def _filter_vjp_g(ns, c, out, x, g, *, k_hw, strides, dilations, pads):
+    gg = ns.conv2d(x, c, strides=strides, dilations=dilations, pads=pads)
+    return ns.unbroadcast(gg, ns.shape(g), ns.nb(c, out))
 
 
 _backprop_filter = defop(
@@ -1517,9 +1538,9 @@ def _max_pool_grad_grad_forward(x, c, *, ksize, strides, pads):
     return padded[..., index]
 
 
-def _max_pool_vjp(g, out, x, *, ksize, strides, pads):
-    params = {"ksize": ksize, "strides": strides, "pads": pads}
-    return (apply(_max_pool_grad.op, (x, g), params),)
+def _max_pool_vjp(ns, g, out, x, *, ksize, strides, pads):
+    # g goes to each window's maximum
+    return (ns.max_pool_grad(x, g, ksize=ksize, strides=strides, pads=pads),)
 
 
 _max_pool = defop("max_pool2d", _max_pool_forward, _max_pool_vjp)
@@ -1529,15 +1550,12 @@ _max_pool = defop("max_pool2d", _max_pool_forward, _max_pool_vjp)
 _max_pool_grad = defop(
     "max_pool_grad",
     _max_pool_grad_forward,
-    (
-        None,
-        lambda c, out, x, g, **params: apply(_max_pool_grad_grad.op, (x, c), params),
-    ),
+    (None, lambda ns, c, out, x, g, **params: ns.max_pool_grad_grad(x, c, **params)),
 )
 _max_pool_grad_grad = defop(
     "max_pool_grad_grad",
     _max_pool_grad_grad_forward,
-    (None, lambda d, out, x, c, **params: apply(_max_pool_grad.op, (x, d), params)),
+    (None, lambda ns, d, out, x, c, **params: ns.max_pool_grad(x, d, **params)),
 )
 
 
@@ -1569,10 +1587,12 @@ def _avg_pool_grad_forward(g, *, in_hw, ksize, strides, pads):
     return np.ascontiguousarray(crop).reshape(g.shape[:-3] + (*in_hw, c))
 
 
-def _avg_pool_vjp(g, out, x, *, ksize, strides, pads):
-    params = {"in_hw": x._value.shape[-3:-1], "ksize": ksize, "strides": strides,
-              "pads": pads}  # fmt: skip
-    return (apply(_avg_pool_grad.op, (g,), params),)
+def _avg_pool_vjp(ns, g, out, x, *, ksize, strides, pads):
+    return (
+        ns.avg_pool_grad(
+            g, in_hw=ns.shape(x)[-3:-1], ksize=ksize, strides=strides, pads=pads
+        ),
+    )
 
 
 # Linear: each op's VJP is the other.
@@ -1580,8 +1600,8 @@ _avg_pool = defop("avg_pool2d", _avg_pool_forward, _avg_pool_vjp)
 _avg_pool_grad = defop(
     "avg_pool_grad",
     _avg_pool_grad_forward,
-    lambda c, out, g, *, in_hw, ksize, strides, pads: (
-        apply(_avg_pool.op, (c,), {"ksize": ksize, "strides": strides, "pads": pads}),
+    lambda ns, c, out, g, *, in_hw, ksize, strides, pads: (
+        ns.avg_pool2d(c, ksize=ksize, strides=strides, pads=pads),
     ),
 )
 

@@ -21,7 +21,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
-from ._util import nb, normalize_axes, unbroadcast, unbroadcast_array
+from ._util import normalize_axes
 
 __all__ = [
     "TopKV2",
@@ -65,14 +65,12 @@ def _static_shape(shape: Any) -> tuple[int, ...]:
 
 _reshape = defop(
     "reshape",
-    lambda x, *, shape: np.reshape(x, shape),
-    lambda g, out, x, *, shape: (
-        reshape(g, g._value.shape[: nb(g, out)] + x._value.shape),
+    lambda x, *, shape: x.reshape(shape),
+    # The elements keep their order: g reshaped back (its batch axes kept).
+    lambda ns, g, out, x, *, shape: (
+        ns.reshape(g, shape=ns.shape(g)[: ns.nb(g, out)] + ns.shape(x)),
     ),
     saves=(),
-    raw_vjp=lambda g, out, x, *, shape: (
-        g.reshape(g.shape[: g.ndim - out.ndim] + x.shape),
-    ),
 )
 
 
@@ -105,18 +103,13 @@ def _inverse_perm(perm: tuple, nbatch: int) -> tuple[int, ...]:
     return tuple(range(nbatch)) + tuple(int(p) + nbatch for p in inverse)
 
 
-def _transpose_vjp(g, out, x, *, perm):
-    return (transpose(g, _inverse_perm(perm, nb(g, out))),)
+def _transpose_vjp(ns, g, out, x, *, perm):
+    # A permutation's adjoint is its inverse.
+    return (ns.transpose(g, perm=_inverse_perm(perm, ns.nb(g, out))),)
 
 
 _transpose = defop(
-    "transpose",
-    lambda x, *, perm: np.transpose(x, perm),
-    _transpose_vjp,
-    saves=(),
-    raw_vjp=lambda g, out, x, *, perm: (
-        np.transpose(g, _inverse_perm(perm, g.ndim - out.ndim)),
-    ),
+    "transpose", lambda x, *, perm: x.transpose(perm), _transpose_vjp, saves=()
 )
 
 
@@ -184,11 +177,8 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
 _broadcast_to = defop(
     "broadcast_to",
     lambda x, *, shape: np.broadcast_to(x, shape),
-    lambda g, out, x, *, shape: (unbroadcast(g, x._value.shape, nb(g, out)),),
+    lambda ns, g, out, x, *, shape: (ns.unbroadcast(g, ns.shape(x), ns.nb(g, out)),),
     saves=(),
-    raw_vjp=lambda g, out, x, *, shape: (
-        unbroadcast_array(g, x.shape, g.ndim - out.ndim),
-    ),
 )
 
 
@@ -207,7 +197,9 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
 _stack = defop(
     "stack",
     lambda *xs, axis: np.stack(xs, axis=axis),
-    lambda g, out, *xs, axis: tuple(unstack(g, axis=axis - out._value.ndim)),
+    # The adjoint of joining is splitting: g unstacked on the new axis (after
+    # g's batch axes).
+    lambda ns, g, out, *xs, axis: ns.unstack(g, axis=axis + ns.nb(g, out)),
 )
 
 
@@ -230,7 +222,7 @@ def stack(values: list, axis: int = 0, name: str | None = None) -> Tensor:
 _unstack = defop(
     "unstack",
     lambda x, *, axis: tuple(np.moveaxis(x, axis, 0)),
-    lambda g, out, x, *, axis: (stack(list(g), axis=axis - x._value.ndim),),
+    lambda ns, g, out, x, *, axis: (ns.stack(*g, axis=axis + ns.nb(g[0], out[0])),),
     multi_output=True,
 )
 
@@ -251,12 +243,12 @@ def unstack(value: Any, num: int | None = None, axis: int = 0,
     return list(apply(_unstack.op, (x,), {"axis": axis}))
 
 
-def _concat_vjp(g, out, *xs, axis):
+def _concat_vjp(ns, g, out, *xs, axis):
     # axis counted from the end keeps leading batch axes of g out of the way
-    from_end = axis - out._value.ndim
-    sizes = [x._value.shape[axis] for x in xs]
-    bounds = np.cumsum(sizes)[:-1].tolist()
-    return tuple(_split_at(g, bounds, from_end))
+    from_end = axis - ns.ndim(out)
+    sizes = [ns.shape(x)[axis] for x in xs]
+    bounds = tuple(np.cumsum(sizes)[:-1].tolist())
+    return tuple(ns.split(g, bounds=bounds, axis=from_end))
 
 
 def _split_forward(x: np.ndarray, *, bounds: tuple, axis: int) -> tuple:
@@ -266,7 +258,8 @@ def _split_forward(x: np.ndarray, *, bounds: tuple, axis: int) -> tuple:
 _split_at_op = defop(
     "split",
     _split_forward,
-    lambda g, out, x, *, bounds, axis: (concat(list(g), axis=axis),),
+    # axis counts from the end; concat takes it from the start of g's pieces
+    lambda ns, g, out, x, *, bounds, axis: (ns.concat(*g, axis=axis + ns.ndim(g[0])),),
     multi_output=True,
 )
 
@@ -357,20 +350,20 @@ def _scatter_forward(
     return z
 
 
-def _scatter_vjp(g, out, x, *, shape, key, nbatch):
+def _scatter_vjp(ns, g, out, x, *, shape, key, nbatch):
+    # Linear; its adjoint picks the same elements again.
     # g: extra batch axes + out.shape; out = batch(nbatch) + shape
-    n = nb(g, out)
-    return (_getitem_raw(g, (slice(None),) * (n + nbatch) + key),)
+    n = ns.nb(g, out)
+    return (ns.strided_slice(g, key=(slice(None),) * (n + nbatch) + key),)
 
 
 _scatter = defop("tensor_scatter_add", _scatter_forward, _scatter_vjp)
 
 
-def _getitem_vjp(g, out, x, *, key):
-    n = nb(g, out)
-    return (
-        apply(_scatter.op, (g,), {"shape": x._value.shape, "key": key, "nbatch": n}),
-    )
+def _getitem_vjp(ns, g, out, x, *, key):
+    # Linear; its adjoint adds g into zeros at the picked places.
+    n = ns.nb(g, out)
+    return (ns.tensor_scatter_add(g, shape=ns.shape(x), key=key, nbatch=n),)
 
 
 _strided_slice = defop(
@@ -525,17 +518,15 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
 # -- tile --------------------------------------------------------------------------
 
 
-def _tile_vjp(g, out, x, *, multiples):
+def _tile_vjp(ns, g, out, x, *, multiples):
     # out[k * d + j] = x[j] along each axis: view g as (m_0, d_0, m_1, d_1, ...)
-    # and sum the repeat axes, counted from the end.
-    from .reduce import reduce_sum
-
-    shape = x._value.shape
-    batch = g._value.shape[: nb(g, out)]
+    # and sum the repeat axes.
+    shape = ns.shape(x)
+    batch = ns.shape(g)[: ns.nb(g, out)]
     interleaved = tuple(n for m, d in zip(multiples, shape) for n in (m, d))
-    rank_ = len(shape)
-    repeats = tuple(2 * i - 2 * rank_ for i in range(rank_))
-    return (reduce_sum(reshape(g, batch + interleaved), axis=repeats),)
+    repeats = tuple(len(batch) + 2 * i for i in range(len(shape)))
+    viewed = ns.reshape(g, shape=batch + interleaved)
+    return (ns.reduce_sum(viewed, axes=repeats, keepdims=False),)
 
 
 _tile = defop("tile", lambda x, *, multiples: np.tile(x, multiples), _tile_vjp)
@@ -628,17 +619,15 @@ def _indexed_forward(plan):
 
 
 def _indexed_vjp(plan):
-    def vjp(g, out, params, indices, **static):
-        pshape = params._value.shape
-        flat, key, keyed, _ = plan(pshape, indices._value, **static)
-        n = nb(g, out)
-        batch = g._value.shape[:n]
-        dense = apply(
-            _scatter.op,
-            (reshape(g, batch + keyed),),
-            {"shape": flat, "key": key, "nbatch": n},
-        )
-        return reshape(dense, batch + pshape)
+    # Linear in params: g scatter-added into zeros at the picked places.
+    def vjp(ns, g, out, params, indices, **static):
+        pshape = ns.shape(params)
+        flat, key, keyed, _ = plan(pshape, ns.value(indices), **static)
+        n = ns.nb(g, out)
+        batch = ns.shape(g)[:n]
+        keyed_g = ns.reshape(g, shape=batch + keyed)
+        dense = ns.tensor_scatter_add(keyed_g, shape=flat, key=key, nbatch=n)
+        return ns.reshape(dense, shape=batch + pshape)
 
     return vjp
 
@@ -808,10 +797,10 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
 # -- pad, reverse ------------------------------------------------------------------
 
 
-def _pad_vjp(g, out, x, *, paddings, constant):
+def _pad_vjp(ns, g, out, x, *, paddings, constant):
     # the cotangent of the input is the middle of g; Ellipsis keeps batch axes
-    middle = tuple(slice(lo, lo + d) for (lo, _), d in zip(paddings, x._value.shape))
-    return (_getitem_raw(g, (Ellipsis,) + middle),)
+    middle = tuple(slice(lo, lo + d) for (lo, _), d in zip(paddings, ns.shape(x)))
+    return (ns.strided_slice(g, key=(Ellipsis,) + middle),)
 
 
 _pad = defop(
@@ -924,8 +913,9 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
 _reverse = defop(
     "reverse",
     lambda x, *, axes: np.flip(x, axes),
-    lambda g, out, x, *, axes: (
-        _reverse(g, axes=tuple(a - x._value.ndim for a in axes)),
+    # A reversal is its own adjoint; axes counted from the end skip g's batch axes.
+    lambda ns, g, out, x, *, axes: (
+        ns.reverse(g, axes=tuple(a % ns.ndim(x) - ns.ndim(x) for a in axes)),
     ),
 )
 
