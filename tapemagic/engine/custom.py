@@ -19,6 +19,7 @@ from typing import Any
 from . import nest
 from .context import state
 from .op import Op, _announce
+from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
 
 __all__ = ["custom_gradient"]
@@ -81,8 +82,6 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
 def _run_paused(f: Callable, inputs: tuple, kwargs: dict) -> tuple:
     """Run ``f`` with tapes paused: its result, grad_fn and the variables it read."""
-    from .tape import GradientTape
-
     paused = state.tapes[:]
     state.tapes.clear()
     probe = GradientTape(watch_accessed_variables=True)

@@ -32,6 +32,7 @@ from .backprop import backward
 from .context import state
 from .dtypes import from_numpy
 from .op import Op, slim
+from .ops import shape as _shape
 from .tensor import Tensor, Variable, convert_to_tensor
 
 __all__ = [
@@ -455,7 +456,7 @@ class GradientTape:
         for s in flat_sources:
             g = grads.get(s._id)
             if g is not None:
-                g = _shape_ops().reshape(g, shape + s._value.shape)
+                g = _shape.reshape(g, shape + s._value.shape)
             results.append(_result(g, s, mode, shape + s._value.shape))
         self._finish()
         return nest.pack_sequence_as(sources, results)
@@ -512,9 +513,8 @@ class GradientTape:
             if mode is UnconnectedGradients.NONE and not wanted:
                 return None
             return Tensor(np.zeros(out_shape, y._value.dtype))
-        S = _shape_ops()
-        g = S.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
-        return S.reshape(g, out_shape)
+        g = _shape.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
+        return _shape.reshape(g, out_shape)
 
     def explain(self, target: Any = None, sources: Any = None) -> Any:
         """Why gradients of this tape are, or would be, None: cause, place, fix.
@@ -580,9 +580,8 @@ class GradientTape:
             grads = self._sweep({y._id: Tensor(block)}, wanted)
             for key, part in parts.items():
                 part.append(grads.get(key))
-        S = _shape_ops()
         return {
-            key: S.concat(part, axis=0)
+            key: _shape.concat(part, axis=0)
             for key, part in parts.items()
             if all(p is not None for p in part)
         }
@@ -609,12 +608,6 @@ class GradientTape:
         flags = "persistent" if self._persistent else "non-persistent"
         status = "recording" if self._recording else "stopped"
         return f"<GradientTape {flags}, {status}, {count} ops recorded>"
-
-
-def _shape_ops() -> Any:
-    from .ops import shape
-
-    return shape
 
 
 def _describe(value: Any) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import Tensor
+from ..tensor import Tensor, convert_to_tensor
 
-__all__ = ["normalize_axes"]
+__all__ = ["float_tensor", "normalize_axes"]
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -29,3 +29,18 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
             )
         out.append(a % ndim)
     return tuple(sorted(set(out)))
+
+
+def float_tensor(value: Any, op_name: str) -> Tensor:
+    """``value`` as a tensor, which must be floating point.
+
+    Raises:
+        TypeError: for any other dtype, naming the op and the cast to use.
+    """
+    x = convert_to_tensor(value)
+    if x._value.dtype.kind != "f":
+        raise TypeError(
+            f"{op_name} needs a floating-point tensor, got {x.dtype.name}. Cast it "
+            "first: tf.cast(x, tf.float32)."
+        )
+    return x
