@@ -20,6 +20,12 @@ and ``unbroadcast``. Python operators (``g * y``, ``-g``, ``1 - out``) work on
 both kinds of value as they are. Numbers in a rule are Python numbers: NumPy
 keeps a float32 array float32 against a Python float, but widens it against a
 NumPy float64 scalar, which an engine op would convert instead.
+
+Two exceptions, each bound by the module that declares the op: ``TENSORS.where``
+is the TensorFlow wrapper, which converts ``x`` and ``y`` together (so
+``ns.where(c, g, 0)`` keeps g's dtype), and a helper that needs its own code on
+each kind of value is added with :func:`register_helper` (``minus_one_hot``,
+an in-place update on arrays).
 """
 
 from __future__ import annotations

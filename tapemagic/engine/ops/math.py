@@ -344,6 +344,7 @@ log = defop(
 log1p = defop(
     "log1p", np.log1p, lambda ns, g, out, x: (g / (1 + x),), singular="derivative"
 )
+# sin' = cos, cos' = -sin
 sin = defop("sin", np.sin, lambda ns, g, out, x: (g * ns.cos(x),), saves=("x",))
 cos = defop("cos", np.cos, lambda ns, g, out, x: (-g * ns.sin(x),), saves=("x",))
 # tan' = 1 + tan^2
