@@ -1,5 +1,6 @@
-"""Activations: relu and its kin, softplus, erf (primitives), and softsign, silu,
-gelu and log_sigmoid (composed of them).
+"""Activations that are primitives: relu and its kin, softplus and erf.
+
+(The activations composed of other ops, such as gelu, are in ``nn``.)
 
 Kinks follow TensorFlow: ``relu'(0) = 0``, ``leaky_relu'(0) = alpha``,
 ``elu'(0) = 1``. Softplus is computed in a form that stays finite at extreme
@@ -17,23 +18,17 @@ from .. import dtypes
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
 from ._util import float_tensor
-from .math import abs as _abs
-from .math import cast, negative, sigmoid, tanh
+from .math import cast
 
 __all__ = [
     "elu",
     "erf",
-    "gelu",
     "leaky_relu",
-    "log_sigmoid",
     "relu",
     "relu6",
     "relu_grad",
     "selu",
-    "silu",
     "softplus",
-    "softsign",
-    "swish",
 ]
 
 
@@ -254,46 +249,6 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
     return _softplus(float_tensor(features, "softplus"))
 
 
-def softsign(features: Any, name: str | None = None) -> Tensor:
-    """``features / (abs(features) + 1)``; the gradient is ``1 / (1 + |x|)^2``.
-
-    Args:
-        features: a floating-point tensor.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of the input's shape and dtype.
-
-    Example:
-        >>> softsign([-3.0, 1.0]).numpy()
-        array([-0.75,  0.5 ], dtype=float32)
-    """
-    x = float_tensor(features, "softsign")
-    return x / (_abs(x) + 1)
-
-
-def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
-    """SiLU / swish: ``features * sigmoid(beta * features)``.
-
-    Args:
-        features: a floating-point tensor.
-        beta: the slope inside the sigmoid.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of the input's shape and dtype.
-
-    Example:
-        >>> silu([0.0, 2.0]).numpy()
-        array([0.      , 1.761594], dtype=float32)
-    """
-    x = float_tensor(features, "silu")
-    return x * sigmoid(x * np.float64(beta))
-
-
-swish = silu
-
-
 def _erf_forward(x: np.ndarray) -> np.ndarray:
     # erf(x) = 2/sqrt(pi) exp(-x^2) sum_n x (2x^2)^n / (1*3*...*(2n+1)). Every term is
     # positive, so the sum has no cancellation and is accurate to a few ulp. Past
@@ -340,54 +295,3 @@ def erf(x: Any, name: str | None = None) -> Tensor:
         array([0.       , 0.8427008], dtype=float32)
     """
     return _erf(float_tensor(x, "erf"))
-
-
-def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
-    """Gaussian error linear unit, composed as ``tf.nn.gelu`` composes it.
-
-    Exact: ``0.5 * x * (1 + erf(x / sqrt(2)))``. With ``approximate=True``:
-    ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))``.
-
-    Args:
-        features: a floating-point tensor.
-        approximate: use the tanh approximation.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of the input's shape and dtype.
-
-    Example:
-        >>> gelu([-1.0, 0.0, 1.0]).numpy()
-        array([-0.15865526,  0.        ,  0.8413447 ], dtype=float32)
-    """
-    x = float_tensor(features, "gelu")
-    half = np.float64(0.5)
-    if approximate:
-        cube = np.float64(0.044715) * x * x * x
-        return half * x * (1.0 + tanh(np.float64(0.7978845608028654) * (x + cube)))
-    return half * x * (1.0 + erf(x * np.float64(0.7071067811865476)))
-
-
-def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
-    """``log(sigmoid(x))``, computed as ``-softplus(-x)`` (as in TensorFlow).
-
-    Stable at both ends: ``log_sigmoid(-1000.)`` is -1000 with gradient 1, and
-    ``log_sigmoid(1000.)`` is 0 with gradient 0. The gradient is
-    ``sigmoid(-x)``.
-
-    Args:
-        x: a floating-point tensor.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of ``x``'s shape and dtype.
-
-    Raises:
-        TypeError: if ``x`` is not floating point.
-
-    Example:
-        >>> log_sigmoid([-1000.0, 0.0]).numpy()
-        array([-1.000000e+03, -6.931472e-01], dtype=float32)
-    """
-    t = float_tensor(x, "log_sigmoid")
-    return negative(_softplus(negative(t)))

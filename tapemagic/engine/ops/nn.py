@@ -2,8 +2,9 @@
 
 The primitives live by kind (activations, softmax and cross entropies,
 convolution, pooling) and are re-exported here; the ops composed of other ops
-(``bias_add``, ``moments``, ``dropout``, ``l2_normalize``,
-``batch_normalization``, ``embedding_lookup``) are defined here.
+are defined here: the activations softsign, silu, gelu and log_sigmoid, the
+sigmoid cross entropies and ``l2_loss``, ``bias_add``, ``moments``, ``dropout``,
+``l2_normalize``, ``batch_normalization`` and ``embedding_lookup``.
 """
 
 from __future__ import annotations
@@ -19,17 +20,12 @@ from ._util import float_tensor
 from .activations import (
     elu,
     erf,
-    gelu,
     leaky_relu,
-    log_sigmoid,
     relu,
     relu6,
     relu_grad,
     selu,
-    silu,
     softplus,
-    softsign,
-    swish,
 )
 from .conv import (
     conv2d,
@@ -38,28 +34,31 @@ from .conv import (
     conv2d_transpose,
 )
 from .linalg import clip_by_norm
+from .math import abs as _abs
 from .math import (
     add,
     cast,
+    exp,
+    log1p,
     maximum,
     multiply,
     negative,
     rsqrt,
+    sigmoid,
     square,
     stop_gradient,
     subtract,
+    tanh,
+    where,
 )
 from .pooling import avg_pool2d, max_pool2d
 from .reduce import reduce_mean, reduce_sum
 from .shape import concat, gather, reshape, squeeze
 from .softmax import (
-    l2_loss,
     log_softmax,
-    sigmoid_cross_entropy_with_logits,
     softmax,
     softmax_cross_entropy_with_logits,
     sparse_softmax_cross_entropy_with_logits,
-    weighted_cross_entropy_with_logits,
 )
 
 __all__ = [
@@ -380,3 +379,190 @@ def embedding_lookup(
         return rows
     ids_rank = convert_to_tensor(ids).ndim
     return clip_by_norm(rows, max_norm, axes=list(range(ids_rank, rows.ndim)))
+
+
+# -- composed activations and losses ---------------------------------------------
+
+
+def softsign(features: Any, name: str | None = None) -> Tensor:
+    """``features / (abs(features) + 1)``; the gradient is ``1 / (1 + |x|)^2``.
+
+    Args:
+        features: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Example:
+        >>> softsign([-3.0, 1.0]).numpy()
+        array([-0.75,  0.5 ], dtype=float32)
+    """
+    x = float_tensor(features, "softsign")
+    return x / (_abs(x) + 1)
+
+
+def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
+    """SiLU / swish: ``features * sigmoid(beta * features)``.
+
+    Args:
+        features: a floating-point tensor.
+        beta: the slope inside the sigmoid.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Example:
+        >>> silu([0.0, 2.0]).numpy()
+        array([0.      , 1.761594], dtype=float32)
+    """
+    x = float_tensor(features, "silu")
+    return x * sigmoid(x * np.float64(beta))
+
+
+swish = silu
+
+
+def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
+    """Gaussian error linear unit, composed as ``tf.nn.gelu`` composes it.
+
+    Exact: ``0.5 * x * (1 + erf(x / sqrt(2)))``. With ``approximate=True``:
+    ``0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3)))``.
+
+    Args:
+        features: a floating-point tensor.
+        approximate: use the tanh approximation.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Example:
+        >>> gelu([-1.0, 0.0, 1.0]).numpy()
+        array([-0.15865526,  0.        ,  0.8413447 ], dtype=float32)
+    """
+    x = float_tensor(features, "gelu")
+    half = np.float64(0.5)
+    if approximate:
+        cube = np.float64(0.044715) * x * x * x
+        return half * x * (1.0 + tanh(np.float64(0.7978845608028654) * (x + cube)))
+    return half * x * (1.0 + erf(x * np.float64(0.7071067811865476)))
+
+
+def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
+    """``log(sigmoid(x))``, computed as ``-softplus(-x)`` (as in TensorFlow).
+
+    Stable at both ends: ``log_sigmoid(-1000.)`` is -1000 with gradient 1, and
+    ``log_sigmoid(1000.)`` is 0 with gradient 0. The gradient is
+    ``sigmoid(-x)``.
+
+    Args:
+        x: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Raises:
+        TypeError: if ``x`` is not floating point.
+
+    Example:
+        >>> log_sigmoid([-1000.0, 0.0]).numpy()
+        array([-1.000000e+03, -6.931472e-01], dtype=float32)
+    """
+    t = float_tensor(x, "log_sigmoid")
+    return negative(softplus(negative(t)))
+
+
+def sigmoid_cross_entropy_with_logits(
+    labels: Any = None, logits: Any = None, name: str | None = None
+) -> Tensor:
+    """Elementwise logistic loss, TensorFlow's stable form.
+
+    ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits ``x`` and labels ``z``,
+    composed exactly as TensorFlow composes it, so values and gradients (including
+    ``sigmoid(0) - z`` at ``x = 0``) match and stay finite at +-1000.
+
+    Args:
+        labels: targets in [0, 1], same shape as ``logits``.
+        logits: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The loss per element.
+
+    Raises:
+        ValueError: if the shapes differ.
+
+    Example:
+        >>> sigmoid_cross_entropy_with_logits(labels=[1.0], logits=[0.0]).numpy()
+        array([0.6931472], dtype=float32)
+    """
+    z, x = convert_inputs((labels, logits))
+    if z._value.shape != x._value.shape:
+        raise ValueError(
+            f"logits and labels must have the same shape ({x._value.shape} vs "
+            f"{z._value.shape})."
+        )
+    positive = x >= 0
+    relu_logits = where(positive, x, 0)
+    neg_abs_logits = where(positive, -x, x)
+    return add(relu_logits - x * z, log1p(exp(neg_abs_logits)))
+
+
+def l2_loss(t: Any, name: str | None = None) -> Tensor:
+    """``sum(t ** 2) / 2``; the gradient is ``t``.
+
+    Args:
+        t: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A scalar of ``t``'s dtype.
+
+    Example:
+        >>> l2_loss([1.0, 2.0]).numpy()
+        np.float32(2.5)
+    """
+    x = float_tensor(t, "l2_loss")
+    return reduce_sum(square(x)) * 0.5
+
+
+def weighted_cross_entropy_with_logits(
+    labels: Any, logits: Any, pos_weight: Any, name: str | None = None
+) -> Tensor:
+    """Logistic loss with the positive term weighted by ``pos_weight``.
+
+    ``labels * -log(sigmoid(logits)) * pos_weight + (1 - labels) *
+    -log(1 - sigmoid(logits))``, in TensorFlow's stable form: with ``l = 1 +
+    (pos_weight - 1) * labels``, ``(1 - labels) * logits + l * (log1p(exp(-|logits|))
+    + relu(-logits))``. Finite at +-1000; ``pos_weight`` gets a gradient too.
+
+    Args:
+        labels: targets in [0, 1], the shape and dtype of ``logits``.
+        logits: a floating-point tensor.
+        pos_weight: the weight of the positive examples (a scalar or a tensor
+            that broadcasts).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The loss per element.
+
+    Raises:
+        ValueError: if ``labels`` and ``logits`` have different shapes.
+
+    Example:
+        >>> weighted_cross_entropy_with_logits([1.0, 0.0], [0.0, 0.0], 3.0).numpy()
+        array([2.0794415, 0.6931472], dtype=float32)
+    """
+    z, x = convert_inputs((labels, logits))
+    if z._value.shape != x._value.shape:
+        raise ValueError(
+            f"logits and labels must have the same shape ({list(x._value.shape)} vs "
+            f"{list(z._value.shape)})."
+        )
+    float_tensor(x, "weighted_cross_entropy_with_logits")
+    log_weight = 1 + (pos_weight - 1) * z
+    softplus_part = log1p(exp(negative(_abs(x)))) + relu(negative(x))
+    return add((1 - z) * x, log_weight * softplus_part)

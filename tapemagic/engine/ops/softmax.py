@@ -1,8 +1,8 @@
-"""Softmax, log-softmax and the cross entropies.
+"""Softmax, log-softmax and the softmax cross entropies: primitives, computed
+in forms that stay finite at extreme logits (+-1000), as are their gradients.
 
-softmax, log_softmax and the two softmax cross entropies are primitives, computed
-in forms that stay finite at extreme logits (+-1000), as are their gradients;
-the sigmoid cross entropies and ``l2_loss`` are composed of other ops.
+(The sigmoid cross entropies and ``l2_loss``, composed of other ops, are in
+``nn``.)
 """
 
 from __future__ import annotations
@@ -16,19 +16,12 @@ from ..namespace import register_helper
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from ._util import float_tensor
-from .activations import relu
-from .math import abs as _abs
-from .math import add, exp, log1p, negative, square, where
-from .reduce import reduce_sum
 
 __all__ = [
-    "l2_loss",
     "log_softmax",
-    "sigmoid_cross_entropy_with_logits",
     "softmax",
     "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits",
-    "weighted_cross_entropy_with_logits",
 ]
 
 
@@ -310,96 +303,3 @@ def sparse_softmax_cross_entropy_with_logits(
             op="sparse_softmax_cross_entropy_with_logits",
         )
     return apply(_sparse_xent.op, (y, x), {})
-
-
-def sigmoid_cross_entropy_with_logits(
-    labels: Any = None, logits: Any = None, name: str | None = None
-) -> Tensor:
-    """Elementwise logistic loss, TensorFlow's stable form.
-
-    ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits ``x`` and labels ``z``,
-    composed exactly as TensorFlow composes it, so values and gradients (including
-    ``sigmoid(0) - z`` at ``x = 0``) match and stay finite at +-1000.
-
-    Args:
-        labels: targets in [0, 1], same shape as ``logits``.
-        logits: a floating-point tensor.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The loss per element.
-
-    Raises:
-        ValueError: if the shapes differ.
-
-    Example:
-        >>> sigmoid_cross_entropy_with_logits(labels=[1.0], logits=[0.0]).numpy()
-        array([0.6931472], dtype=float32)
-    """
-    z, x = convert_inputs((labels, logits))
-    if z._value.shape != x._value.shape:
-        raise ValueError(
-            f"logits and labels must have the same shape ({x._value.shape} vs "
-            f"{z._value.shape})."
-        )
-    positive = x >= 0
-    relu_logits = where(positive, x, 0)
-    neg_abs_logits = where(positive, -x, x)
-    return add(relu_logits - x * z, log1p(exp(neg_abs_logits)))
-
-
-def l2_loss(t: Any, name: str | None = None) -> Tensor:
-    """``sum(t ** 2) / 2``; the gradient is ``t``.
-
-    Args:
-        t: a floating-point tensor.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A scalar of ``t``'s dtype.
-
-    Example:
-        >>> l2_loss([1.0, 2.0]).numpy()
-        np.float32(2.5)
-    """
-    x = float_tensor(t, "l2_loss")
-    return reduce_sum(square(x)) * 0.5
-
-
-def weighted_cross_entropy_with_logits(
-    labels: Any, logits: Any, pos_weight: Any, name: str | None = None
-) -> Tensor:
-    """Logistic loss with the positive term weighted by ``pos_weight``.
-
-    ``labels * -log(sigmoid(logits)) * pos_weight + (1 - labels) *
-    -log(1 - sigmoid(logits))``, in TensorFlow's stable form: with ``l = 1 +
-    (pos_weight - 1) * labels``, ``(1 - labels) * logits + l * (log1p(exp(-|logits|))
-    + relu(-logits))``. Finite at +-1000; ``pos_weight`` gets a gradient too.
-
-    Args:
-        labels: targets in [0, 1], the shape and dtype of ``logits``.
-        logits: a floating-point tensor.
-        pos_weight: the weight of the positive examples (a scalar or a tensor
-            that broadcasts).
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The loss per element.
-
-    Raises:
-        ValueError: if ``labels`` and ``logits`` have different shapes.
-
-    Example:
-        >>> weighted_cross_entropy_with_logits([1.0, 0.0], [0.0, 0.0], 3.0).numpy()
-        array([2.0794415, 0.6931472], dtype=float32)
-    """
-    z, x = convert_inputs((labels, logits))
-    if z._value.shape != x._value.shape:
-        raise ValueError(
-            f"logits and labels must have the same shape ({list(x._value.shape)} vs "
-            f"{list(z._value.shape)})."
-        )
-    float_tensor(x, "weighted_cross_entropy_with_logits")
-    log_weight = 1 + (pos_weight - 1) * z
-    softplus_part = log1p(exp(negative(_abs(x)))) + relu(negative(x))
-    return add((1 - z) * x, log_weight * softplus_part)
