@@ -2,12 +2,14 @@
 
 Modules group ops by kind and import each other only downwards, in this order:
 ``math`` (elementwise), ``shape`` (moving elements), ``reduce``, ``creation``,
-``linalg``, then the neural-network ops (``activations``, ``softmax``, ``conv``,
-``pooling``, and ``nn``, which composes ops and re-exports the rest under
-``tf.nn``'s names). VJPs import nothing: they call the ops they need through
-the namespace they run in (engine/namespace.py). Importing this package
-registers every op in :data:`tapemagic.engine.op.OP_TABLE` and binds Python's
-operators on tensors to them (``operators``).
+``decompositions`` and ``norms``, ``linalg`` (re-exporting those two under
+``tf.linalg``'s names), then the neural-network ops (``activations``,
+``softmax``, ``conv``, ``pooling``, and ``nn``, which composes ops and
+re-exports the rest under ``tf.nn``'s names). VJPs import nothing: they call
+the ops they need through the namespace they run in (engine/namespace.py).
+Importing this package registers every op in
+:data:`tapemagic.engine.op.OP_TABLE` and binds Python's operators on tensors to
+them (``operators``).
 """
 
 from .. import tensor as _tensor
@@ -15,9 +17,11 @@ from . import (
     activations,
     conv,
     creation,
+    decompositions,
     linalg,
     math,
     nn,
+    norms,
     operators,
     pooling,
     reduce,
@@ -31,9 +35,11 @@ __all__ = [
     "activations",
     "conv",
     "creation",
+    "decompositions",
     "linalg",
     "math",
     "nn",
+    "norms",
     "operators",
     "pooling",
     "reduce",

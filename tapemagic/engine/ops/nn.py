@@ -33,7 +33,6 @@ from .conv import (
     conv2d_backprop_input,
     conv2d_transpose,
 )
-from .linalg import clip_by_norm
 from .math import abs as _abs
 from .math import (
     add,
@@ -51,6 +50,7 @@ from .math import (
     tanh,
     where,
 )
+from .norms import clip_by_norm
 from .pooling import avg_pool2d, max_pool2d
 from .reduce import reduce_mean, reduce_sum
 from .shape import concat, gather, reshape, squeeze
