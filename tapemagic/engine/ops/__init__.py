@@ -1,13 +1,14 @@
 """The op library: every primitive declared once, forward beside VJP.
 
 Modules group ops by kind and import each other only downwards, in this order:
-``math`` (elementwise), ``shape`` (moving elements), ``reduce``, ``creation``,
-``decompositions`` and ``norms``, ``linalg`` (re-exporting those two under
-``tf.linalg``'s names), then the neural-network ops (``activations``,
-``softmax``, ``conv``, ``pooling``, and ``nn``, which composes ops and
-re-exports the rest under ``tf.nn``'s names). VJPs import nothing: they call
-the ops they need through the namespace they run in (engine/namespace.py).
-Importing this package registers every op in
+``math`` (elementwise), ``indexing`` and ``shape`` (moving elements; ``shape``
+re-exports ``indexing``), ``reduce``, ``creation``, ``decompositions`` and
+``norms``, ``linalg`` (re-exporting those two under ``tf.linalg``'s names), then
+the neural-network ops (``activations``, ``softmax``, ``conv``, ``pooling``, and
+``nn``, which composes ops and re-exports the rest under ``tf.nn``'s names).
+
+VJPs import nothing: they call the ops they need through the namespace they
+run in (engine/namespace.py). Importing this package registers every op in
 :data:`tapemagic.engine.op.OP_TABLE` and binds Python's operators on tensors to
 them (``operators``).
 """
@@ -18,6 +19,7 @@ from . import (
     conv,
     creation,
     decompositions,
+    indexing,
     linalg,
     math,
     nn,
@@ -36,6 +38,7 @@ __all__ = [
     "conv",
     "creation",
     "decompositions",
+    "indexing",
     "linalg",
     "math",
     "nn",

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import Tensor, convert_to_tensor
+import numpy as np
 
-__all__ = ["float_tensor", "normalize_axes"]
+from ..errors import InvalidArgumentError
+from ..tensor import Tensor, Variable, convert_to_tensor
+
+__all__ = ["check_axis", "float_tensor", "normalize_axes", "static_shape"]
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -44,3 +47,28 @@ def float_tensor(value: Any, op_name: str) -> Tensor:
             "first: tf.cast(x, tf.float32)."
         )
     return x
+
+
+def static_shape(shape: Any) -> tuple[int, ...]:
+    """A shape given as an int, a sequence or an int tensor, as a tuple of ints."""
+    if isinstance(shape, (Tensor, Variable)):
+        shape = shape._value.tolist()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def check_axis(axis: Any, ndim: int, op_name: str) -> int:
+    """``axis`` as a non-negative int.
+
+    Raises:
+        InvalidArgumentError: if it is out of range, naming the range.
+    """
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(
+            f"{op_name}: axis {axis} is out of range for a tensor of rank {ndim}; use "
+            f"an axis in [{-ndim}, {ndim}).",
+            op=op_name,
+        )
+    return axis % ndim
