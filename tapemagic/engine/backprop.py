@@ -180,9 +180,10 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
             else:
                 values = [t._value for t in inputs]
                 pairs = list(zip(inputs, vjp(ns, g, out, *values, **params)))
-        except (ValueError, IndexError, TypeError):
-            # An op of the rule failed (a singular matrix...): run the rule on
-            # tensors instead, which raises the engine's error naming the op.
+        except ValueError:
+            # An op of the rule refused its input (a singular matrix...): run
+            # the rule on tensors instead, which raises the engine's error
+            # naming the op.
             for o, go in zip(outputs, g if op.multi_output else (g,)):
                 grads[o._id] = go
             _tensor_vjp_on_arrays(node, grads, source_ids, reach, [])
@@ -270,7 +271,8 @@ def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
     count = int(np.prod(batch, dtype=np.int64))
 
     def flat(t: Tensor) -> tuple[Tensor, ...]:
-        rows = TENSORS.reshape(t, shape=(count,) + t._value.shape[nb:])
+        shape = (count,) + t._value.shape[nb:]
+        rows = t if t._value.shape == shape else TENSORS.reshape(t, shape=shape)
         return TENSORS.unstack(rows, axis=0)
 
     rows = list(zip(*[flat(t) for t in g])) if multi else [(r,) for r in flat(g)]
@@ -284,5 +286,8 @@ def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
             result.append(None)
             continue
         stacked = TENSORS.stack(*column, axis=0)
-        result.append(TENSORS.reshape(stacked, shape=batch + t._value.shape))
+        shape = batch + t._value.shape
+        if stacked._value.shape != shape:
+            stacked = TENSORS.reshape(stacked, shape=shape)
+        result.append(stacked)
     return tuple(result)

@@ -203,8 +203,11 @@ def _indexed_vjp(plan):
         flat, key, keyed, _ = plan(pshape, ns.value(indices), **static)
         n = ns.nb(g, out)
         batch = ns.shape(g)[:n]
-        keyed_g = ns.reshape(g, shape=batch + keyed)
-        dense = ns.tensor_scatter_add(keyed_g, shape=flat, key=key, nbatch=n)
+        if ns.shape(g) != batch + keyed:
+            g = ns.reshape(g, shape=batch + keyed)
+        dense = ns.tensor_scatter_add(g, shape=flat, key=key, nbatch=n)
+        if ns.shape(dense) == batch + pshape:
+            return dense
         return ns.reshape(dense, shape=batch + pshape)
 
     return vjp

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine import GradientTape, Tensor
+from tapemagic.engine import backprop as backprop_module
 from tapemagic.engine import op as op_module
 from tapemagic.engine.backprop import backward
 from tapemagic.engine.errors import InvalidArgumentError
@@ -136,10 +137,24 @@ def check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None
     # so a wrong declaration fails here rather than only on large arrays.
     threshold = op_module.STUB_MIN_BYTES
     op_module.STUB_MIN_BYTES = 0
+    # An op's VJP must run on arrays: a sweep on arrays that falls back to
+    # tensors (it does when an op of the rule refuses its input) would compare
+    # the tensor VJP with itself.
+    fallback = backprop_module._tensor_vjp_on_arrays
+
+    def no_fallback(node: tuple, *args: Any) -> None:
+        if node[0].on_arrays:
+            raise AssertionError(
+                f"{case.id}: the VJP of {node[0].name} failed on arrays"
+            )
+        fallback(node, *args)
+
+    backprop_module._tensor_vjp_on_arrays = no_fallback
     try:
         _check_case(case, input_shapes, extra, seed)
     finally:
         op_module.STUB_MIN_BYTES = threshold
+        backprop_module._tensor_vjp_on_arrays = fallback
 
 
 def _check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None:
