@@ -16,8 +16,9 @@ ops each namespace has a few helpers, the same names on both: ``shape``,
 ``dtype`` and ``ndim`` of a value (a shape-only stub too), ``value`` (the NumPy
 array of a non-differentiable input, such as indices), ``constant`` (a NumPy
 array as a value of the namespace), ``nb`` (the number of batch axes of ``g``)
-and ``unbroadcast``. Python operators (``g * y``, ``-g``, ``1 - out``) work on
-both kinds of value as they are. Numbers in a rule are Python numbers: NumPy
+and ``unbroadcast`` (a gradient summed down to its input's shape). Python
+operators (``g * y``, ``-g``, ``1 - out``) work on both kinds of value as they
+are. Numbers in a rule are Python numbers: NumPy
 keeps a float32 array float32 against a Python float, but widens it against a
 NumPy float64 scalar, which an engine op would convert instead.
 
@@ -46,14 +47,17 @@ class Namespace:
     def __repr__(self) -> str:
         return f"<Namespace {self.kind}>"
 
-    def unbroadcast(self, g: Any, shape: tuple, nbatch: int) -> Any:
-        """Sum ``g`` down to ``batch + shape``, undoing NumPy broadcasting.
+    def unbroadcast(self, g: Any, x: Any, out: Any) -> Any:
+        """Sum ``g``, a gradient for ``out``, down to the shape of the input ``x``.
 
-        The first ``nbatch`` axes of ``g`` are batch axes and are kept. Axes that
-        broadcasting prepended are summed away; axes it stretched from 1 are
-        summed with keepdims.
+        Undoes NumPy broadcasting of ``x`` into ``out``: axes that broadcasting
+        prepended are summed away, axes it stretched from 1 are summed with
+        keepdims. The axes ``g`` has beyond ``out``'s rank are batch axes and
+        are kept. ``x`` may be a shape-only stub.
         """
         gshape = self.shape(g)
+        shape = self.shape(x)
+        nbatch = len(gshape) - self.ndim(out)
         if gshape[nbatch:] == shape:
             return g
         lead = len(gshape) - nbatch - len(shape)

@@ -44,9 +44,7 @@ relu_grad = defop(
             np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(out), ns.dtype(out))
         ),
         # linear in g
-        lambda ns, gg, r, out, g: ns.unbroadcast(
-            ns.relu_grad(out, gg), ns.shape(g), ns.nb(gg, r)
-        ),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.relu_grad(out, gg), g, r),
     ),
 )
 _relu = defop(

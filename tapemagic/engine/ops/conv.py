@@ -90,7 +90,7 @@ def _conv2d_vjp_x(ns, g, out, x, w, *, strides, dilations, pads):
         g, w, in_hw=ns.shape(x)[-3:-1], strides=strides, dilations=dilations,
         pads=pads,
     )  # fmt: skip
-    return ns.unbroadcast(gx, ns.shape(x), ns.nb(g, out))
+    return ns.unbroadcast(gx, x, out)
 
 
 def _conv2d_vjp_w(ns, g, out, x, w, *, strides, dilations, pads):
@@ -98,7 +98,7 @@ def _conv2d_vjp_w(ns, g, out, x, w, *, strides, dilations, pads):
         x, g, k_hw=ns.shape(w)[-4:-2], strides=strides, dilations=dilations,
         pads=pads,
     )  # fmt: skip
-    return ns.unbroadcast(gw, ns.shape(w), ns.nb(g, out))
+    return ns.unbroadcast(gw, w, out)
 
 
 _conv2d = defop("conv2d", _conv_core, (_conv2d_vjp_x, _conv2d_vjp_w))
@@ -106,7 +106,7 @@ _conv2d = defop("conv2d", _conv_core, (_conv2d_vjp_x, _conv2d_vjp_w))
 
 def _input_vjp_g(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
     gg = ns.conv2d(c, w, strides=strides, dilations=dilations, pads=pads)
-    return ns.unbroadcast(gg, ns.shape(g), ns.nb(c, out))
+    return ns.unbroadcast(gg, g, out)
 
 
 def _input_vjp_w(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
@@ -114,7 +114,7 @@ def _input_vjp_w(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
         c, g, k_hw=ns.shape(w)[-4:-2], strides=strides, dilations=dilations,
         pads=pads,
     )  # fmt: skip
-    return ns.unbroadcast(gw, ns.shape(w), ns.nb(c, out))
+    return ns.unbroadcast(gw, w, out)
 
 
 _backprop_input = defop(
@@ -127,12 +127,12 @@ def _filter_vjp_x(ns, c, out, x, g, *, k_hw, strides, dilations, pads):
         g, c, in_hw=ns.shape(x)[-3:-1], strides=strides, dilations=dilations,
         pads=pads,
     )  # fmt: skip
-    return ns.unbroadcast(gx, ns.shape(x), ns.nb(c, out))
+    return ns.unbroadcast(gx, x, out)
 
 
 def _filter_vjp_g(ns, c, out, x, g, *, k_hw, strides, dilations, pads):
     gg = ns.conv2d(x, c, strides=strides, dilations=dilations, pads=pads)
-    return ns.unbroadcast(gg, ns.shape(g), ns.nb(c, out))
+    return ns.unbroadcast(gg, g, out)
 
 
 _backprop_filter = defop(

@@ -213,12 +213,12 @@ def _solve_vjp_a(ns, g, out, a, b, *, adjoint):
         ga = -ns.matmul(out, gb, transpose_a=False, transpose_b=True)
     else:
         ga = -ns.matmul(gb, out, transpose_a=False, transpose_b=True)
-    return ns.unbroadcast(ga, ns.shape(a), ns.nb(g, out))
+    return ns.unbroadcast(ga, a, out)
 
 
 def _solve_vjp_b(ns, g, out, a, b, *, adjoint):
     gb = ns.solve(a, g, adjoint=not adjoint)
-    return ns.unbroadcast(gb, ns.shape(b), ns.nb(g, out))
+    return ns.unbroadcast(gb, b, out)
 
 
 _solve = defop(

@@ -77,7 +77,7 @@ def _matmul_vjp_a(ns, g, out, a, b, *, transpose_a, transpose_b):
         ga = ns.matmul(g, b, transpose_a=False, transpose_b=not transpose_b)
     else:
         ga = ns.matmul(b, g, transpose_a=transpose_b, transpose_b=True)
-    return ns.unbroadcast(ga, ns.shape(a), ns.nb(g, out))
+    return ns.unbroadcast(ga, a, out)
 
 
 def _matmul_vjp_b(ns, g, out, a, b, *, transpose_a, transpose_b):
@@ -85,7 +85,7 @@ def _matmul_vjp_b(ns, g, out, a, b, *, transpose_a, transpose_b):
         gb = ns.matmul(a, g, transpose_a=not transpose_a, transpose_b=False)
     else:
         gb = ns.matmul(g, a, transpose_a=True, transpose_b=transpose_a)
-    return ns.unbroadcast(gb, ns.shape(b), ns.nb(g, out))
+    return ns.unbroadcast(gb, b, out)
 
 
 _matmul = defop(

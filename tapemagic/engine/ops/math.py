@@ -96,8 +96,8 @@ add = defop(
     "add",
     np.add,
     (
-        lambda ns, g, out, x, y: ns.unbroadcast(g, ns.shape(x), ns.nb(g, out)),
-        lambda ns, g, out, x, y: ns.unbroadcast(g, ns.shape(y), ns.nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, y, out),
     ),
     saves=(),
 )
@@ -105,8 +105,8 @@ subtract = defop(
     "subtract",
     np.subtract,
     (
-        lambda ns, g, out, x, y: ns.unbroadcast(g, ns.shape(x), ns.nb(g, out)),
-        lambda ns, g, out, x, y: ns.unbroadcast(-g, ns.shape(y), ns.nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(-g, y, out),
     ),
     saves=(),
 )
@@ -114,8 +114,8 @@ multiply = defop(
     "multiply",
     np.multiply,
     (
-        lambda ns, g, out, x, y: ns.unbroadcast(g * y, ns.shape(x), ns.nb(g, out)),
-        lambda ns, g, out, x, y: ns.unbroadcast(g * x, ns.shape(y), ns.nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * y, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * x, y, out),
     ),
     saves=("x", "y"),
 )
@@ -133,11 +133,9 @@ truediv = defop(
     "truediv",
     _truediv_forward,
     (
-        lambda ns, g, out, x, y: ns.unbroadcast(g / y, ns.shape(x), ns.nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g / y, x, out),
         # d(x/y)/dy = -x/y^2, computed as TensorFlow does: g * ((-x / y) / y).
-        lambda ns, g, out, x, y: ns.unbroadcast(
-            g * (-x / y / y), ns.shape(y), ns.nb(g, out)
-        ),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * (-x / y / y), y, out),
     ),
     singular="derivative",
 )
@@ -153,11 +151,9 @@ divide_no_nan = defop(
     "divide_no_nan",
     _divide_no_nan_forward,
     (
+        lambda ns, g, out, x, y: ns.unbroadcast(ns.divide_no_nan(g, y), x, out),
         lambda ns, g, out, x, y: ns.unbroadcast(
-            ns.divide_no_nan(g, y), ns.shape(x), ns.nb(g, out)
-        ),
-        lambda ns, g, out, x, y: ns.unbroadcast(
-            g * ns.divide_no_nan(-x, y * y), ns.shape(y), ns.nb(g, out)
+            g * ns.divide_no_nan(-x, y * y), y, out
         ),
     ),
 )
@@ -170,10 +166,8 @@ mod = defop(
     "mod",
     np.mod,
     (
-        lambda ns, g, out, x, y: ns.unbroadcast(g, ns.shape(x), ns.nb(g, out)),
-        lambda ns, g, out, x, y: ns.unbroadcast(
-            g * -ns.floordiv(x, y), ns.shape(y), ns.nb(g, out)
-        ),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * -ns.floordiv(x, y), y, out),
     ),
 )
 
@@ -192,7 +186,7 @@ def _pow_vjp_y(ns, g, out, x, y):
     # The inner where keeps log's own gradient finite for nested tapes.
     positive = ns.greater(x, 0)
     log_x = ns.where(positive, ns.log(ns.where(positive, x, 1)), 0)
-    return ns.unbroadcast(g * out * log_x, ns.shape(y), ns.nb(g, out))
+    return ns.unbroadcast(g * out * log_x, y, out)
 
 
 pow = defop(
@@ -200,9 +194,7 @@ pow = defop(
     _pow_forward,
     (
         # d(x^y)/dx = y x^(y-1)
-        lambda ns, g, out, x, y: ns.unbroadcast(
-            g * y * ns.pow(x, y - 1), ns.shape(x), ns.nb(g, out)
-        ),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * y * ns.pow(x, y - 1), x, out),
         _pow_vjp_y,
     ),
     singular="derivative",
@@ -214,7 +206,7 @@ def _atan2_vjp_for(which: int):
     def vjp(ns, g, out, y, x):
         scaled = g / (x * x + y * y)
         grad = scaled * x if which == 0 else scaled * -y
-        return ns.unbroadcast(grad, ns.shape((y, x)[which]), ns.nb(g, out))
+        return ns.unbroadcast(grad, (y, x)[which], out)
 
     return vjp
 
@@ -255,11 +247,10 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
 def _maximum_vjp(mask_op: str):
     # TensorFlow gives a tie entirely to the first argument.
     def vjp(ns, g, out, x, y):
-        n = ns.nb(g, out)
         x_wins = getattr(ns, mask_op)(x, y)
         gx = ns.where(x_wins, g, 0)
         gy = ns.where(x_wins, 0, g)
-        return ns.unbroadcast(gx, ns.shape(x), n), ns.unbroadcast(gy, ns.shape(y), n)
+        return ns.unbroadcast(gx, x, out), ns.unbroadcast(gy, y, out)
 
     return vjp
 
@@ -373,12 +364,8 @@ tanh_grad = defop(
     "tanh_grad",
     lambda out, g: g * (1 - out * out),
     (
-        lambda ns, gg, r, out, g: ns.unbroadcast(
-            -2 * gg * g * out, ns.shape(out), ns.nb(gg, r)
-        ),
-        lambda ns, gg, r, out, g: ns.unbroadcast(
-            ns.tanh_grad(out, gg), ns.shape(g), ns.nb(gg, r)
-        ),
+        lambda ns, gg, r, out, g: ns.unbroadcast(-2 * gg * g * out, out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.tanh_grad(out, gg), g, r),
     ),
 )
 # tanh' = 1 - tanh^2: reuse the forward output
@@ -414,12 +401,8 @@ sigmoid_grad = defop(
     "sigmoid_grad",
     lambda out, g: g * out * (1 - out),
     (
-        lambda ns, gg, r, out, g: ns.unbroadcast(
-            gg * g * (1 - 2 * out), ns.shape(out), ns.nb(gg, r)
-        ),
-        lambda ns, gg, r, out, g: ns.unbroadcast(
-            ns.sigmoid_grad(out, gg), ns.shape(g), ns.nb(gg, r)
-        ),
+        lambda ns, gg, r, out, g: ns.unbroadcast(gg * g * (1 - 2 * out), out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.sigmoid_grad(out, gg), g, r),
     ),
 )
 # sigmoid' = sigmoid (1 - sigmoid): reuse the forward output
@@ -468,12 +451,8 @@ _where = defop(
     _where_forward,
     (
         None,
-        lambda ns, g, out, c, x, y: ns.unbroadcast(
-            ns.where(c, g, 0), ns.shape(x), ns.nb(g, out)
-        ),
-        lambda ns, g, out, c, x, y: ns.unbroadcast(
-            ns.where(c, 0, g), ns.shape(y), ns.nb(g, out)
-        ),
+        lambda ns, g, out, c, x, y: ns.unbroadcast(ns.where(c, g, 0), x, out),
+        lambda ns, g, out, c, x, y: ns.unbroadcast(ns.where(c, 0, g), y, out),
     ),
     same_dtype=False,
 )
@@ -546,17 +525,15 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
 
 def _clip_vjp_t(ns, g, out, t, lo, hi):
     inside = ns.logical_and(ns.greater_equal(t, lo), ns.less_equal(t, hi))
-    return ns.unbroadcast(ns.where(inside, g, 0), ns.shape(t), ns.nb(g, out))
+    return ns.unbroadcast(ns.where(inside, g, 0), t, out)
 
 
 def _clip_vjp_lo(ns, g, out, t, lo, hi):
-    return ns.unbroadcast(ns.where(ns.less(t, lo), g, 0), ns.shape(lo), ns.nb(g, out))
+    return ns.unbroadcast(ns.where(ns.less(t, lo), g, 0), lo, out)
 
 
 def _clip_vjp_hi(ns, g, out, t, lo, hi):
-    return ns.unbroadcast(
-        ns.where(ns.greater(t, hi), g, 0), ns.shape(hi), ns.nb(g, out)
-    )
+    return ns.unbroadcast(ns.where(ns.greater(t, hi), g, 0), hi, out)
 
 
 def _clip_forward(t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
