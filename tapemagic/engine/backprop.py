@@ -125,10 +125,10 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
     ns = ARRAYS
     for node in reversed(relevant):
         op, inputs, outputs, params = node
-        if not op.on_arrays:  # a custom gradient: a user function on tensors
-            _tensor_vjp_on_arrays(node, grads, source_ids, reach, observers)
-            continue
         if op.multi_output:
+            if not op.on_arrays:  # a custom gradient: a user function on tensors
+                _tensor_vjp_on_arrays(node, grads, source_ids, reach, observers)
+                continue
             g = _multi_output_arrays(grads, outputs, source_ids)
             if g is None:
                 continue
@@ -146,17 +146,13 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
         try:
             # (Calls spell out **params only when there are any: an empty
             # mapping unpacked costs more than most VJPs on small arrays.)
-            if len(inputs) == 1:  # most ops: no lists to build
+            if len(inputs) == 1 and not op.per_input:  # most ops: no lists
                 (t,) = inputs
                 if t._id in reach:
-                    if op.per_input:
-                        vjp = vjp[0]
                     if params:
-                        gt = vjp(ns, g, out, t._value, **params)
+                        (gt,) = vjp(ns, g, out, t._value, **params)
                     else:
-                        gt = vjp(ns, g, out, t._value)
-                    if not op.per_input:
-                        (gt,) = gt
+                        (gt,) = vjp(ns, g, out, t._value)
                     if gt is not None:
                         key = t._id
                         previous = grads.get(key)

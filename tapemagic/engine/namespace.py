@@ -108,16 +108,20 @@ class _Arrays(Namespace):
     def nb(g: Any, out: Any) -> int:
         return g.ndim - out.ndim
 
-    def unbroadcast(self, g: Any, x: Any, out: Any) -> Any:
-        # The common case, nothing to sum, in plain attribute reads: the array
-        # sweep runs it once per broadcasting input of every binary op.
-        if g.shape[g.ndim - out.ndim :] == x.shape:
-            return g
-        return Namespace.unbroadcast(self, g, x, out)
-
 
 TENSORS: Namespace = _Tensors()
 ARRAYS: Namespace = _Arrays()
+
+
+def _unbroadcast_arrays(g: Any, x: Any, out: Any) -> Any:
+    # The common case, nothing to sum, in plain attribute reads and no bound
+    # method: the array sweep runs it for each input of every binary op.
+    if g.shape[g.ndim - out.ndim :] == x.shape:
+        return g
+    return Namespace.unbroadcast(ARRAYS, g, x, out)
+
+
+ARRAYS.unbroadcast = _unbroadcast_arrays
 
 
 def register(name: str, function: Any, forward: Any) -> None:

@@ -50,8 +50,9 @@ class Op:
         multi_output: whether forward returns several arrays.
         batched: whether the VJP accepts cotangents with leading batch axes.
         on_arrays: whether the VJP may run in the array namespace; False for
-            custom gradients, user functions written for tensors, which a sweep
-            on arrays runs on wrapped arrays instead.
+            custom gradients (multi-output ops whose VJP is a user function
+            written for tensors), which a sweep on arrays runs on wrapped arrays
+            instead.
         keep_inputs, keep_output: which values a recorded node keeps for the VJP.
         singular: where the op can give inf or NaN at finite inputs:
             ``"derivative"`` (its derivative is infinite or undefined somewhere:
