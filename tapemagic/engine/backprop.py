@@ -5,6 +5,10 @@ sweep first marks the nodes that depend on a source (a forward pass over the
 tape), then walks those backwards, calling each VJP only for inputs that lead to
 a source. Cotangents may carry leading batch axes, so one sweep seeded with an
 identity gives a whole jacobian.
+
+Each VJP runs in one of two namespaces (engine/namespace.py): on NumPy arrays
+when nothing records the sweep, on engine tensors when an outer tape or an
+explanation log follows the VJPs' ops.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import numpy as np
 
 from .context import state
 from .events import CotangentsReached
+from .namespace import ARRAYS, TENSORS
 from .op import Op
 from .tensor import Tensor
 
@@ -129,12 +134,12 @@ def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
             # Only the inputs that lead to a source: a matmul whose left operand
             # is data never computes that operand's gradient.
             pairs = [
-                (t, fn(g, out, *inputs, **params))
+                (t, fn(TENSORS, g, out, *inputs, **params))
                 for fn, t in zip(op.vjp, inputs)
                 if fn is not None and t._id in reach
             ]
         else:
-            pairs = zip(inputs, op.vjp(g, out, *inputs, **params))
+            pairs = zip(inputs, op.vjp(TENSORS, g, out, *inputs, **params))
         _accumulate(grads, pairs, reach)
     return grads
 
@@ -151,31 +156,43 @@ def _accumulate(grads: dict, pairs: Any, reach: set[int]) -> None:
 
 def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
                   reach: set[int], reached: Any) -> dict:  # fmt: skip
-    """The sweep on NumPy arrays: each op's ``raw_vjp``, or its VJP on tensors."""
+    """The sweep on NumPy arrays: each op's VJP in the array namespace."""
+    ns = ARRAYS
     for node in reversed(relevant):
         op, inputs, outputs, params = node
-        raw = op.raw_vjp
-        if raw is None:
-            pairs = _tensor_vjp_on_arrays(node, grads, source_ids, reach, reached)
+        if op.multi_output:
+            if not op.on_arrays:  # a custom gradient: a user function on tensors
+                _tensor_vjp_on_arrays(node, grads, source_ids, reach, reached)
+                continue
+            g = _multi_output_arrays(grads, outputs, source_ids)
+            if g is None:
+                continue
+            out = tuple([o._value for o in outputs])
         else:
             key = outputs[0]._id
             g = grads.get(key) if key in source_ids else grads.pop(key, None)
             if g is None:
                 continue
-            if reached is not None:
+            out = outputs[0]._value
+        if reached is not None:
+            if op.multi_output:
+                reached.append((tuple([o._id for o in outputs]), g))
+                reached.tell()
+            else:
                 reached.append(((key,), g))
                 if len(reached) >= _BATCH or g.nbytes >= _HELD_ALONE:
                     reached.tell()
-            out = outputs[0]._value
+        vjp = op.vjp
+        try:
             # (Calls spell out **params only when there are any: an empty
             # mapping unpacked costs more than most VJPs on small arrays.)
-            if len(inputs) == 1:  # most ops: no lists to build
+            if len(inputs) == 1 and not op.per_input:  # most ops: no lists
                 (t,) = inputs
                 if t._id in reach:
                     if params:
-                        (gt,) = raw(g, out, t._value, **params)
+                        (gt,) = vjp(ns, g, out, t._value, **params)
                     else:
-                        (gt,) = raw(g, out, t._value)
+                        (gt,) = vjp(ns, g, out, t._value)
                     if gt is not None:
                         key = t._id
                         previous = grads.get(key)
@@ -183,28 +200,53 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
                 continue
             if op.per_input and len(inputs) == 2 and not params:  # add, multiply
                 a, b = inputs
-                fa, fb = raw
+                fa, fb = vjp
                 pairs = []
                 if fa is not None and a._id in reach:
-                    pairs.append((a, fa(g, out, a._value, b._value)))
+                    pairs.append((a, fa(ns, g, out, a._value, b._value)))
                 if fb is not None and b._id in reach:
-                    pairs.append((b, fb(g, out, a._value, b._value)))
+                    pairs.append((b, fb(ns, g, out, a._value, b._value)))
             elif op.per_input:
                 values = [t._value for t in inputs]
                 pairs = [
-                    (t, fn(g, out, *values, **params))
-                    for fn, t in zip(raw, inputs)
+                    (t, fn(ns, g, out, *values, **params))
+                    for fn, t in zip(vjp, inputs)
                     if fn is not None and t._id in reach
                 ]
             else:
                 values = [t._value for t in inputs]
-                pairs = zip(inputs, raw(g, out, *values, **params))
+                pairs = list(zip(inputs, vjp(ns, g, out, *values, **params)))
+        except ValueError:
+            # An op of the rule refused its input (a singular matrix...): run
+            # the rule on tensors instead, which raises the engine's error
+            # naming the op.
+            for o, go in zip(outputs, g if op.multi_output else (g,)):
+                grads[o._id] = go
+            _tensor_vjp_on_arrays(node, grads, source_ids, reach, None)
+            continue
         _accumulate(grads, pairs, reach)
     return grads
 
 
+def _multi_output_arrays(grads: dict, outputs: tuple, source_ids: set[int]):
+    """The cotangents of a multi-output node: zeros for outputs that have none."""
+    gs = [
+        grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None)
+        for o in outputs
+    ]
+    present = [(g, o) for g, o in zip(gs, outputs) if g is not None]
+    if not present:
+        return None
+    first, first_out = present[0]
+    batch = first.shape[: first.ndim - first_out._value.ndim]
+    return tuple(
+        g if g is not None else np.zeros(batch + o._value.shape, o._value.dtype)
+        for g, o in zip(gs, outputs)
+    )
+
+
 def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
-                          reach: set[int], reached: Any) -> list:  # fmt: skip
+                          reach: set[int], reached: Any) -> None:  # fmt: skip
     """One node of an array sweep through the op's VJP on tensors.
 
     The node's inputs join the one-node sweep with what they have so far, so an
@@ -214,7 +256,7 @@ def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
     op, inputs, outputs, params = node
     keys = [o._id for o in outputs]
     if not any(k in grads for k in keys):
-        return []
+        return
     sub = {k: Tensor(grads[k]) for k in keys if k in grads}
     for k in sub:
         if k not in source_ids:
@@ -226,16 +268,18 @@ def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
     for t in inputs:
         if t._id in results and t._id not in keys:
             grads[t._id] = results[t._id]._value
-    return []
 
 
 def _vjp(op: Op, g, out, inputs: tuple, params: dict, reach: set[int]) -> tuple:
+    ns = TENSORS
     if op.per_input:
         return tuple(
-            fn(g, out, *inputs, **params) if fn is not None and t._id in reach else None
+            fn(ns, g, out, *inputs, **params)
+            if fn is not None and t._id in reach
+            else None
             for fn, t in zip(op.vjp, inputs)
         )
-    return op.vjp(g, out, *inputs, **params)
+    return op.vjp(ns, g, out, *inputs, **params)
 
 
 def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
@@ -256,16 +300,16 @@ def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
 
 def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
     """VJP for an op whose rule takes one cotangent at a time (custom gradients)."""
-    from .ops import shape as S
-
     multi = isinstance(g, tuple)
     first, first_out = (g[0], out[0]) if multi else (g, out)
     nb = first._value.ndim - first_out._value.ndim
     batch = first._value.shape[:nb]
     count = int(np.prod(batch, dtype=np.int64))
 
-    def flat(t: Tensor) -> list[Tensor]:
-        return S.unstack(S.reshape(t, (count,) + t._value.shape[nb:]), axis=0)
+    def flat(t: Tensor) -> tuple[Tensor, ...]:
+        shape = (count,) + t._value.shape[nb:]
+        rows = t if t._value.shape == shape else TENSORS.reshape(t, shape=shape)
+        return TENSORS.unstack(rows, axis=0)
 
     rows = list(zip(*[flat(t) for t in g])) if multi else [(r,) for r in flat(g)]
     per_row = [
@@ -277,6 +321,9 @@ def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
         if any(c is None for c in column):
             result.append(None)
             continue
-        stacked = S.stack(column, axis=0)
-        result.append(S.reshape(stacked, batch + t._value.shape))
+        stacked = TENSORS.stack(*column, axis=0)
+        shape = batch + t._value.shape
+        if stacked._value.shape != shape:
+            stacked = TENSORS.reshape(stacked, shape=shape)
+        result.append(stacked)
     return tuple(result)

@@ -5,6 +5,8 @@ tapes instead record one node whose VJP is the user's gradient function. That
 function runs with the tapes active again, so an outer tape records its ops and
 second derivatives work. Variables the function reads are found with a private
 tape and handed to the gradient function as ``variables=``, as in TensorFlow.
+The user's function is written for tensors, so unlike the ops' VJPs it runs in
+the tensor namespace only: a sweep on arrays wraps the node's arrays for it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from . import nest
 from .context import state
 from .op import Op, _announce
+from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
 
 __all__ = ["custom_gradient"]
@@ -64,6 +67,7 @@ def custom_gradient(f: Callable | None = None) -> Callable:
             vjp=_make_vjp(grad_fn, len(inputs), variables, len(outputs)),
             multi_output=True,
             batched=False,
+            on_arrays=False,
         )
         node_inputs = inputs + tuple(v._snapshot for v in variables)
         for tape in state.tapes:
@@ -78,8 +82,6 @@ def custom_gradient(f: Callable | None = None) -> Callable:
 
 def _run_paused(f: Callable, inputs: tuple, kwargs: dict) -> tuple:
     """Run ``f`` with tapes paused: its result, grad_fn and the variables it read."""
-    from .tape import GradientTape
-
     paused = state.tapes[:]
     state.tapes.clear()
     probe = GradientTape(watch_accessed_variables=True)
@@ -104,7 +106,7 @@ def _parameters(fn: Callable) -> set[str]:
 
 
 def _make_vjp(grad_fn: Callable, n_inputs: int, variables: list, n_outputs: int):
-    def vjp(g: tuple, out: tuple, *inputs: Tensor) -> tuple:
+    def vjp(ns: Any, g: tuple, out: tuple, *inputs: Tensor) -> tuple:
         upstream = g if n_outputs > 1 else (g[0],)
         if variables:
             input_grads, variable_grads = grad_fn(*upstream, variables=variables)

@@ -5,20 +5,18 @@ function that converts inputs, runs the NumPy forward, and records one node on
 every recording tape that watches an input. That is the engine's hot path: with
 no tape recording it is a conversion, one NumPy call and one object allocation.
 
-VJP convention (see DESIGN.md): ``vjp(g, out, *inputs, **params)`` returns one
-gradient per positional input (``None`` where there is none). ``g`` may carry
-leading batch axes, so rules count axes from the end. Where the inputs' gradients
-are independent, ``vjp`` may instead be a tuple of per-input functions, each
-returning one gradient; backprop then computes only the ones it needs (a matmul
-whose left operand is data never computes that operand's gradient). VJPs are
-written with engine ops, so an outer tape records them: nested tapes give higher
-derivatives with no extra code.
-
-Ops on the hot path also declare ``raw_vjp``: the same rule, in the same form,
-on NumPy arrays. A sweep that nothing records (no tape recording around the
-gradient call, no explanation log listening) runs it instead, so a first-order
-gradient costs NumPy calls and no engine ops. The gradient checker runs every op
-both ways and requires identical results (tests/engine/ops/gradcheck.py).
+VJP convention (see DESIGN.md): ``vjp(ns, g, out, *inputs, **params)`` returns one
+gradient per positional input (``None`` where there is none). ``ns`` is the
+namespace the rule runs in (engine/namespace.py): the same rule runs on tensors
+(``ns.multiply`` is the engine op, so an outer tape records it and nested tapes
+give higher derivatives) and on NumPy arrays (``ns.multiply`` is the op's
+forward: a gradient that nothing records costs NumPy calls only). ``g`` may
+carry leading batch axes, so rules count axes from the end. Where the inputs'
+gradients are independent, ``vjp`` may instead be a tuple of per-input
+functions, each returning one gradient; backprop then computes only the ones it
+needs (a matmul whose left operand is data never computes that operand's
+gradient). The gradient checker runs every op in both namespaces and requires
+identical results (tests/engine/ops/gradcheck.py).
 """
 
 from __future__ import annotations
@@ -32,6 +30,7 @@ import numpy as np
 from .context import state
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
+from .namespace import register
 from .tensor import Tensor, convert_inputs
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
@@ -44,13 +43,17 @@ class Op:
         name: TensorFlow's spelling; the table key, graph label and ``tf`` name.
         forward: ``forward(*arrays, **params)`` returning an array, or a tuple of
             arrays when ``multi_output``.
-        vjp: a function returning a tuple of per-input gradients, a tuple of
-            per-input functions, or ``None`` for a non-differentiable op (tapes do
-            not record it, so gradients through it are ``None``, as in TensorFlow).
+        vjp: ``vjp(ns, g, out, *inputs, **params)`` returning a tuple of
+            per-input gradients, a tuple of per-input functions, or ``None`` for a
+            non-differentiable op (tapes do not record it, so gradients through it
+            are ``None``, as in TensorFlow).
         n_inputs: how many positional tensor inputs the op takes (None: any).
         multi_output: whether forward returns several arrays.
         batched: whether the VJP accepts cotangents with leading batch axes.
-        raw_vjp: the VJP on NumPy arrays, in the form of ``vjp``, or None.
+        on_arrays: whether the VJP may run in the array namespace; False for
+            custom gradients (multi-output ops whose VJP is a user function
+            written for tensors), which a sweep on arrays runs on wrapped arrays
+            instead.
         keep_inputs, keep_output: which values a recorded node keeps for the VJP.
         singular: where the op can give inf or NaN at finite inputs:
             ``"derivative"`` (its derivative is infinite or undefined somewhere:
@@ -63,7 +66,7 @@ class Op:
         "name",
         "forward",
         "vjp",
-        "raw_vjp",
+        "on_arrays",
         "per_input",
         "n_inputs",
         "multi_output",
@@ -88,7 +91,7 @@ class Op:
         same_dtype: bool = True,
         keep_inputs: tuple[bool, ...] | None = None,
         keep_output: bool = True,
-        raw_vjp: Callable | tuple | None = None,
+        on_arrays: bool = True,
         singular: str | None = None,
     ) -> None:
         if singular not in (None, "derivative", "value"):
@@ -100,7 +103,7 @@ class Op:
         self.singular = singular
         self.forward = forward
         self.vjp = vjp
-        self.raw_vjp = raw_vjp
+        self.on_arrays = on_arrays
         self.per_input = isinstance(vjp, tuple)
         self.n_inputs = n_inputs
         self.multi_output = multi_output
@@ -150,7 +153,6 @@ def defop(
     batched: bool = True,
     same_dtype: bool = True,
     saves: tuple[str, ...] | None = None,
-    raw_vjp: Callable | tuple | None = None,
     singular: str | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
@@ -169,16 +171,15 @@ def defop(
             and holds the others as shape-and-dtype stubs, so a tape frees what
             its gradient will not need (TensorFlow's
             OpGradientDoesntRequireInputIndices). None keeps everything.
-        raw_vjp: the VJP again, on NumPy arrays (``g``, ``out`` and the inputs'
-            values; shape-only stand-ins for values not in ``saves``), returning
-            arrays; a tuple of per-input functions exactly when ``vjp`` is one.
-            It must compute what ``vjp`` computes, in the same dtype.
         singular: ``"derivative"`` if the op's derivative is infinite or
             undefined at some finite inputs, ``"value"`` if only its value can
             overflow there, else None (see :class:`Op`).
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
+        The op is also added to both VJP namespaces under ``name``: the function
+        in :data:`~tapemagic.engine.namespace.TENSORS`, the forward in
+        :data:`~tapemagic.engine.namespace.ARRAYS`.
 
     Raises:
         ValueError: at import time, if ``name`` is taken or the VJP's arity does not
@@ -186,9 +187,12 @@ def defop(
 
     Example:
         >>> double = defop("_doctest_double", lambda x: 2 * x,
-        ...                lambda g, out, x: (2 * g,))
+        ...                lambda ns, g, out, x: (ns.multiply(g, 2),))
         >>> double(3.0).numpy()
         np.float32(6.0)
+        >>> from .namespace import ARRAYS
+        >>> ARRAYS._doctest_double(np.arange(3.0))
+        array([0., 2., 4.])
         >>> del OP_TABLE["_doctest_double"]
     """
     if name in OP_TABLE:
@@ -203,21 +207,11 @@ def defop(
                 )
         else:
             arity = _positional_arity(vjp)
-            if arity is not None and arity != n_inputs + 2:
+            if arity is not None and arity != n_inputs + 3:
                 raise ValueError(
                     f"Op {name!r}: the VJP takes {arity} positional arguments; it must "
-                    f"take (g, out, *inputs), i.e. {n_inputs + 2}."
+                    f"take (ns, g, out, *inputs), i.e. {n_inputs + 3}."
                 )
-    if raw_vjp is not None and (
-        vjp is None
-        or multi_output
-        or isinstance(raw_vjp, tuple) != isinstance(vjp, tuple)
-        or (isinstance(vjp, tuple) and len(raw_vjp) != len(vjp))
-    ):
-        raise ValueError(
-            f"Op {name!r}: raw_vjp must take the form of vjp (one function, or one "
-            "per input), and only single-output differentiable ops take one."
-        )
     keep_inputs, keep_output = _keeps(name, vjp, n_inputs, saves, multi_output)
     op = Op(
         name,
@@ -229,7 +223,6 @@ def defop(
         same_dtype=same_dtype,
         keep_inputs=keep_inputs,
         keep_output=keep_output,
-        raw_vjp=raw_vjp,
         singular=singular,
     )
     OP_TABLE[name] = op
@@ -287,6 +280,7 @@ def defop(
     fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
     fn.__doc__ = forward.__doc__
     fn.op = op  # type: ignore[attr-defined]
+    register(name, fn, forward)
     return fn
 
 
@@ -301,7 +295,7 @@ def _keeps(name: str, vjp: Any, n_inputs: int | None, saves: Any,
         for p in inspect.signature(fn).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
-    names = params[2 : 2 + n_inputs]
+    names = params[3 : 3 + n_inputs]
     unknown = set(saves) - {"out", *names}
     if unknown:
         raise ValueError(
@@ -320,8 +314,9 @@ STUB_MIN_BYTES = 1024
 class Stub:
     """A value a recorded node does not need: its id, shape and dtype only.
 
-    VJPs may read ``x._value.shape``, ``.dtype``, ``.ndim`` and ``.size`` of an
-    input they declared no need for (a stub is its own ``_value``); anything else
+    VJPs may read ``ns.shape(x)``, ``ns.dtype(x)`` and ``ns.ndim(x)`` of an input
+    they declared no need for, in either namespace (a stub has ``shape``,
+    ``dtype``, ``ndim`` and ``size``, and is its own ``_value``); anything else
     fails loudly, so a wrong ``saves`` declaration cannot give a silently wrong
     gradient.
     """

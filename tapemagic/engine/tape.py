@@ -33,6 +33,7 @@ from .context import new_id, state
 from .dtypes import from_numpy
 from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
 from .op import Op, slim
+from .ops import shape as _shape
 from .tensor import Tensor, Variable, _ref, convert_to_tensor
 from .tensor import array_of as _array_of
 
@@ -513,7 +514,7 @@ class GradientTape:
         for s in flat_sources:
             g = grads.get(s._id)
             if g is not None:
-                g = _shape_ops().reshape(g, shape + s._value.shape)
+                g = _shape.reshape(g, shape + s._value.shape)
             results.append(_result(g, s, mode, shape + s._value.shape))
         self._finish()
         return nest.pack_sequence_as(sources, results)
@@ -570,9 +571,8 @@ class GradientTape:
             if mode is UnconnectedGradients.NONE and not wanted:
                 return None
             return Tensor(np.zeros(out_shape, y._value.dtype))
-        S = _shape_ops()
-        g = S.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
-        return S.reshape(g, out_shape)
+        g = _shape.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
+        return _shape.reshape(g, out_shape)
 
     def explain(self, target: Any = None, sources: Any = None) -> Any:
         """Why gradients of this tape are, or would be, None: cause, place, fix.
@@ -640,9 +640,8 @@ class GradientTape:
             grads = self._sweep({y._id: Tensor(block)}, wanted)
             for key, part in parts.items():
                 part.append(grads.get(key))
-        S = _shape_ops()
         return {
-            key: S.concat(part, axis=0)
+            key: _shape.concat(part, axis=0)
             for key, part in parts.items()
             if all(p is not None for p in part)
         }
@@ -660,12 +659,6 @@ class GradientTape:
         flags = "persistent" if self._persistent else "non-persistent"
         status = "recording" if self._recording else "stopped"
         return f"<GradientTape {flags}, {status}, {count} ops recorded>"
-
-
-def _shape_ops() -> Any:
-    from .ops import shape
-
-    return shape
 
 
 def _describe(value: Any) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 from . import dtypes
 from .context import new_id, state
 from .dtypes import DType
+from .errors import InvalidArgumentError
 from .events import AssignEvent, ConvertEvent, EscapeEvent, ReadEvent, ValueRef
 
 __all__ = [
@@ -93,8 +94,11 @@ class TensorShape(tuple):
 class _Operators:
     """Python operators shared by Tensor and Variable; each is one engine op.
 
+    The op library binds them when it loads (tapemagic/engine/ops/operators.py):
     ``+``, ``-``, ``*``, ``/`` and unary ``-`` are the op functions themselves,
-    installed with the op library (see :func:`install_op_library`).
+    one Python call less on the hottest path. ``_stack`` and ``_unstack`` are
+    the library's ``stack`` and ``unstack``, for converting nested lists of
+    tensors and for iterating over a tensor.
     """
 
     __slots__ = ()
@@ -102,97 +106,11 @@ class _Operators:
     # ``np.float64(2) * t`` calls ``t.__rmul__`` and stays on the tape.
     __array_priority__ = 100
 
-    def __radd__(self, other):
-        return _math.add(other, self)
-
-    def __rsub__(self, other):
-        return _math.subtract(other, self)
-
-    def __rmul__(self, other):
-        return _math.multiply(other, self)
-
-    def __rtruediv__(self, other):
-        return _math.truediv(other, self)
-
-    def __floordiv__(self, other):
-        return _math.floordiv(self, other)
-
-    def __rfloordiv__(self, other):
-        return _math.floordiv(other, self)
-
-    def __mod__(self, other):
-        return _math.mod(self, other)
-
-    def __rmod__(self, other):
-        return _math.mod(other, self)
-
-    def __pow__(self, other):
-        return _math.pow(self, other)
-
-    def __rpow__(self, other):
-        return _math.pow(other, self)
-
-    def __matmul__(self, other):
-        return _linalg.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return _linalg.matmul(other, self)
+    _stack: Any
+    _unstack: Any
 
     def __pos__(self):
         return self
-
-    def __abs__(self):
-        return _math.abs(self)
-
-    def __lt__(self, other):
-        return _math.less(self, other)
-
-    def __le__(self, other):
-        return _math.less_equal(self, other)
-
-    def __gt__(self, other):
-        return _math.greater(self, other)
-
-    def __ge__(self, other):
-        return _math.greater_equal(self, other)
-
-    def __eq__(self, other):  # type: ignore[override]
-        # TensorFlow 2 compares elementwise; values that are not tensors at all
-        # (None, strings) are simply unequal.
-        try:
-            return _math.equal(self, other)
-        except (TypeError, ValueError):
-            return False
-
-    def __ne__(self, other):  # type: ignore[override]
-        try:
-            return _math.not_equal(self, other)
-        except (TypeError, ValueError):
-            return True
-
-    def __and__(self, other):
-        return _math.logical_and(self, other)
-
-    def __rand__(self, other):
-        return _math.logical_and(other, self)
-
-    def __or__(self, other):
-        return _math.logical_or(self, other)
-
-    def __ror__(self, other):
-        return _math.logical_or(other, self)
-
-    def __xor__(self, other):
-        return _math.logical_xor(self, other)
-
-    def __rxor__(self, other):
-        return _math.logical_xor(other, self)
-
-    def __invert__(self):
-        return _math.logical_not(self)
-
-    def __getitem__(self, key):
-        return _shape.getitem(self, key)
 
     # Tensors compare elementwise, so they cannot be dict keys (as in TensorFlow).
     __hash__ = None  # type: ignore[assignment]
@@ -326,7 +244,7 @@ class Tensor(_Operators):
     def __iter__(self) -> Iterator[Tensor]:
         if not self._value.ndim:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        return iter(_shape.unstack(self, axis=0))
+        return iter(_Operators._unstack(self, axis=0))
 
     def __repr__(self) -> str:
         value = self._value
@@ -707,7 +625,7 @@ def _to_array(value: Any, dtype: Any = None, what: str = "value") -> np.ndarray:
                 )
         return array
     if _contains_tensor(value):
-        return _to_array(_shape.stack([_pack(v) for v in value]), dtype, what)
+        return _to_array(_Operators._stack([_pack(v) for v in value]), dtype, what)
     array = _default_array(value)
     if dtype is None:
         return array
@@ -751,7 +669,7 @@ def _contains_tensor(value: Any) -> bool:
 
 def _pack(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        return _shape.stack([_pack(v) for v in value])
+        return _Operators._stack([_pack(v) for v in value])
     return value
 
 
@@ -789,7 +707,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
             _to_array(value, dtype)
         return value._read()
     if _contains_tensor(value):
-        return convert_to_tensor(_shape.stack([_pack(v) for v in value]), dtype)
+        return convert_to_tensor(_Operators._stack([_pack(v) for v in value]), dtype)
     array = None
     if dtype is None and dtype_hint is not None:
         try:
@@ -879,8 +797,6 @@ def _python_scalar(value: float | int, dtype: np.dtype) -> Tensor:
 
 
 def _dtype_mismatch(i: int, got: np.dtype, want: np.dtype, args: tuple) -> Exception:
-    from .errors import InvalidArgumentError
-
     got_name = dtypes.from_numpy(got).name if got in dtypes._BY_NP else str(got)
     want_name = dtypes.from_numpy(want).name
     return InvalidArgumentError(
@@ -888,26 +804,6 @@ def _dtype_mismatch(i: int, got: np.dtype, want: np.dtype, args: tuple) -> Excep
         "TensorFlow never converts between tensor dtypes implicitly. Cast one of "
         f"them, e.g. tf.cast(x, tf.{want_name})."
     )
-
-
-# Operators dispatch to the op library, which itself builds on this module; the
-# library installs itself here once it is imported (see ops/__init__.py).
-_math: Any = None
-_linalg: Any = None
-_shape: Any = None
-
-
-def install_op_library(math: Any, linalg: Any, shape: Any) -> None:
-    """Called once by ``tapemagic.engine.ops`` to connect operators to ops."""
-    global _math, _linalg, _shape
-    _math, _linalg, _shape = math, linalg, shape
-    # Where the operands come in the op's own order, the operator is the op's
-    # function: one Python call less on the hottest path.
-    _Operators.__add__ = math.add
-    _Operators.__sub__ = math.subtract
-    _Operators.__mul__ = math.multiply
-    _Operators.__truediv__ = math.truediv
-    _Operators.__neg__ = math.negative
 
 
 def array_of(x: Tensor | Variable) -> np.ndarray:

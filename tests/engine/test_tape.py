@@ -535,7 +535,7 @@ def test_nodes_keep_only_the_values_their_vjps_read():
 
 def test_saves_must_name_the_vjps_arguments():
     with pytest.raises(ValueError, match="saves names"):
-        defop("_bad_saves", lambda x: x, lambda g, out, x: (g,), saves=("y",))
+        defop("_bad_saves", lambda x: x, lambda ns, g, out, x: (g,), saves=("y",))
     assert "_bad_saves" not in OP_TABLE
 
 

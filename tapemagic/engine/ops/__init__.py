@@ -1,12 +1,51 @@
 """The op library: every primitive declared once, forward beside VJP.
 
-Modules group ops by kind; importing this package registers all of them in
-:data:`tapemagic.engine.op.OP_TABLE` and connects Python operators to them.
+Modules group ops by kind and import each other only downwards, in this order:
+``math`` (elementwise), ``indexing`` and ``shape`` (moving elements; ``shape``
+re-exports ``indexing``), ``reduce``, ``creation``, ``decompositions`` and
+``norms``, ``linalg`` (re-exporting those two under ``tf.linalg``'s names), then
+the neural-network ops (``activations``, ``softmax``, ``conv``, ``pooling``, and
+``nn``, which composes ops and re-exports the rest under ``tf.nn``'s names).
+
+VJPs import nothing: they call the ops they need through the namespace they
+run in (engine/namespace.py). Importing this package registers every op in
+:data:`tapemagic.engine.op.OP_TABLE` and binds Python's operators on tensors to
+them (``operators``).
 """
 
 from .. import tensor as _tensor
-from . import creation, linalg, math, nn, reduce, shape
+from . import (
+    activations,
+    conv,
+    creation,
+    decompositions,
+    indexing,
+    linalg,
+    math,
+    nn,
+    norms,
+    operators,
+    pooling,
+    reduce,
+    shape,
+    softmax,
+)
 
-_tensor.install_op_library(math, linalg, shape)
+operators.bind_operators(_tensor._Operators)
 
-__all__ = ["creation", "linalg", "math", "nn", "reduce", "shape"]
+__all__ = [
+    "activations",
+    "conv",
+    "creation",
+    "decompositions",
+    "indexing",
+    "linalg",
+    "math",
+    "nn",
+    "norms",
+    "operators",
+    "pooling",
+    "reduce",
+    "shape",
+    "softmax",
+]

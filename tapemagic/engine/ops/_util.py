@@ -1,4 +1,4 @@
-"""Helpers that VJPs share: batch axes and undoing broadcasting."""
+"""Argument checks the op modules share (the VJPs' helpers are in namespace.py)."""
 
 from __future__ import annotations
 
@@ -6,58 +6,10 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..errors import InvalidArgumentError
+from ..tensor import Tensor, Variable, convert_to_tensor
 
-__all__ = ["nb", "normalize_axes", "unbroadcast", "unbroadcast_array"]
-
-
-def nb(g: Tensor, out: Tensor) -> int:
-    """How many leading batch axes the cotangent ``g`` carries beyond ``out``."""
-    return g._value.ndim - out._value.ndim
-
-
-def _summed_axes(gshape: tuple, shape: tuple, nbatch: int) -> tuple[list, list]:
-    """The axes of ``g`` that broadcasting to ``batch + shape`` added or stretched."""
-    lead = len(gshape) - nbatch - len(shape)
-    prepended = list(range(nbatch, nbatch + lead))
-    stretched = [
-        nbatch + lead + i
-        for i, d in enumerate(shape)
-        if d == 1 and gshape[nbatch + lead + i] != 1
-    ]
-    return prepended, stretched
-
-
-def unbroadcast(g: Tensor, shape: tuple, nbatch: int) -> Tensor:
-    """Sum ``g`` down to ``batch + shape``, undoing NumPy broadcasting.
-
-    The first ``nbatch`` axes of ``g`` are batch axes and are kept. Axes that
-    broadcasting prepended are summed away; axes it stretched from 1 are summed
-    with keepdims. Written with engine ops, so outer tapes record it.
-    """
-    gshape = g._value.shape
-    if gshape[nbatch:] == shape:
-        return g
-    from .reduce import reduce_sum
-    from .shape import reshape
-
-    prepended, stretched = _summed_axes(gshape, shape, nbatch)
-    if not stretched:  # only prepended axes (a bias): one sum gives the shape
-        return reduce_sum(g, axis=tuple(prepended))
-    summed = reduce_sum(g, axis=tuple(prepended + stretched), keepdims=True)
-    return reshape(summed, gshape[:nbatch] + tuple(shape))
-
-
-def unbroadcast_array(g: np.ndarray, shape: tuple, nbatch: int) -> np.ndarray:
-    """:func:`unbroadcast` on NumPy arrays, for the ``raw_vjp`` rules."""
-    gshape = g.shape
-    if gshape[nbatch:] == shape:
-        return g
-    prepended, stretched = _summed_axes(gshape, shape, nbatch)
-    if not stretched:
-        return np.add.reduce(g, axis=tuple(prepended))
-    summed = np.add.reduce(g, axis=tuple(prepended + stretched), keepdims=True)
-    return summed.reshape(gshape[:nbatch] + tuple(shape))
+__all__ = ["check_axis", "float_tensor", "normalize_axes", "static_shape"]
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -80,3 +32,43 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
             )
         out.append(a % ndim)
     return tuple(sorted(set(out)))
+
+
+def float_tensor(value: Any, op_name: str) -> Tensor:
+    """``value`` as a tensor, which must be floating point.
+
+    Raises:
+        TypeError: for any other dtype, naming the op and the cast to use.
+    """
+    x = convert_to_tensor(value)
+    if x._value.dtype.kind != "f":
+        raise TypeError(
+            f"{op_name} needs a floating-point tensor, got {x.dtype.name}. Cast it "
+            "first: tf.cast(x, tf.float32)."
+        )
+    return x
+
+
+def static_shape(shape: Any) -> tuple[int, ...]:
+    """A shape given as an int, a sequence or an int tensor, as a tuple of ints."""
+    if isinstance(shape, (Tensor, Variable)):
+        shape = shape._value.tolist()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(d) for d in shape)
+
+
+def check_axis(axis: Any, ndim: int, op_name: str) -> int:
+    """``axis`` as a non-negative int.
+
+    Raises:
+        InvalidArgumentError: if it is out of range, naming the range.
+    """
+    axis = int(axis)
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(
+            f"{op_name}: axis {axis} is out of range for a tensor of rank {ndim}; use "
+            f"an axis in [{-ndim}, {ndim}).",
+            op=op_name,
+        )
+    return axis % ndim

@@ -30,6 +30,8 @@ from ..context import state
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
+from . import math as _math
+from . import shape as _shape
 
 __all__ = [
     "constant",
@@ -163,14 +165,14 @@ def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     return _like(_ones_like, input, dtype)
 
 
-def _fill_vjp(g, out, value, *, dims):
+def _fill_vjp(ns, g, out, value, *, dims):
     # Every output element is `value`, so its gradient is the sum of g over the
     # filled axes (the last len(dims) axes; leading batch axes stay).
     if not dims:
         return (g,)
-    from .reduce import reduce_sum
-
-    return (reduce_sum(g, axis=tuple(builtins.range(-len(dims), 0))),)
+    nbatch = ns.nb(g, out)
+    filled = tuple(builtins.range(nbatch, nbatch + len(dims)))
+    return (ns.reduce_sum(g, axes=filled, keepdims=False),)
 
 
 _fill = defop(
@@ -376,9 +378,6 @@ def linspace(
         >>> linspace(10.0, 12.0, 3).numpy()
         array([10., 11., 12.], dtype=float32)
     """
-    from . import math as M
-    from . import shape as S
-
     count = _count(num)
     first = convert_to_tensor(start)
     last = convert_to_tensor(stop, dtype=dtypes.from_numpy(first._value.dtype))
@@ -391,21 +390,23 @@ def linspace(
             op="linspace",
         )
     axis %= ndim
-    first = S.expand_dims(S.broadcast_to(first, shape), axis)
-    last = S.expand_dims(S.broadcast_to(last, shape), axis)
+    first = _shape.expand_dims(_shape.broadcast_to(first, shape), axis)
+    last = _shape.expand_dims(_shape.broadcast_to(last, shape), axis)
     steps = max(count - 1, 1)
     # As TensorFlow: start + delta * k for the inner points, then the exact
     # endpoints are concatenated and the first `num` values kept.
-    delta = M.truediv(M.subtract(last, first), np.asarray(steps, first._value.dtype))
+    delta = _math.truediv(
+        _math.subtract(last, first), np.asarray(steps, first._value.dtype)
+    )
     target = dtypes.from_numpy(delta._value.dtype)
-    first, last = M.cast(first, target), M.cast(last, target)
+    first, last = _math.cast(first, target), _math.cast(last, target)
     k_shape = [1] * ndim
     k_shape[axis] = max(count - 2, 0)
     k = np.arange(1, steps, dtype=np.int64).astype(delta._value.dtype)
-    inner = M.add(first, M.multiply(delta, k.reshape(k_shape)))
-    values = S.concat([first, inner, last], axis=axis)
+    inner = _math.add(first, _math.multiply(delta, k.reshape(k_shape)))
+    values = _shape.concat([first, inner, last], axis=axis)
     key = (slice(None),) * axis + (slice(0, count),)
-    return S.getitem(values, key)
+    return _shape.getitem(values, key)
 
 
 def _count(num: Any) -> int:
@@ -609,8 +610,6 @@ def _standard(kind: str, rng: np.random.Generator, dims: tuple, dt: Any) -> Any:
 def _normal_like(
     kind: str, shape: Any, mean: Any, stddev: Any, dtype: Any, seed: Any
 ) -> Tensor:
-    from . import math as M
-
     # converted first, as in TensorFlow: a float mean fails on an int dtype here
     mean_t = convert_to_tensor(mean, dtype=dtype)
     stddev_t = convert_to_tensor(stddev, dtype=dtype)
@@ -618,7 +617,7 @@ def _normal_like(
     dims = _dims(shape, kind)
     values = _standard(kind, _seeds.generator(kind, seed, dt._np), dims, dt)
     # composed of engine ops, as in TensorFlow: gradients reach mean and stddev
-    return M.add(M.multiply(Tensor(values), stddev_t), mean_t)
+    return _math.add(_math.multiply(Tensor(values), stddev_t), mean_t)
 
 
 def random_normal(
@@ -703,8 +702,6 @@ def random_uniform(
         >>> random_uniform([3], maxval=10, dtype="int32", seed=2).dtype
         tf.int32
     """
-    from . import math as M
-
     dt = dtypes.as_dtype(dtype)
     if not (dt.is_floating or dt._np in (np.int32, np.int64)):
         raise ValueError(
@@ -745,8 +742,8 @@ def random_uniform(
     rng = _seeds.generator("uniform", seed, dt._np)
     values = Tensor(_standard("uniform", rng, dims, dt))
     if min_is_zero:
-        return values if max_is_one else M.multiply(values, maxval)
-    return M.add(M.multiply(values, M.subtract(maxval, minval)), minval)
+        return values if max_is_one else _math.multiply(values, maxval)
+    return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)
 
 
 _random_shuffle = defop(

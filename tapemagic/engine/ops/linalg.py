@@ -1,13 +1,12 @@
-"""Linear algebra: matmul, tensordot, einsum, matvec, norms, traces, diagonals,
-inverses, determinants, solves, Cholesky factors and norm clipping.
+"""Linear algebra: matmul, tensordot, einsum, matvec, traces, diagonals and
+transposes; with the decompositions (``decompositions``) and the norms and norm
+clipping (``norms``) re-exported, as ``tf.linalg`` gathers them.
 
 Primitives: ``matmul`` (TensorFlow's _MatMulGrad: each gradient is again a
-matmul), ``einsum`` (each input's gradient is again one einsum), ``diag_part``,
-and the decompositions ``inv``, ``det``, ``slogdet``, ``solve`` and ``cholesky``
-(NumPy's LAPACK calls, batched over leading axes, with TensorFlow's VJPs written
-with engine ops, so second derivatives work). Everything else is composed from
-them and from shape and reduction ops, the way TensorFlow composes it, so
-gradients (and their kinks) match TensorFlow's.
+matmul), ``einsum`` (each input's gradient is again one einsum) and
+``diag_part``. ``tensordot``, ``matvec``, ``trace`` and ``matrix_transpose`` are
+composed from them and from shape and reduction ops, the way TensorFlow composes
+them, so gradients (and their kinks) match TensorFlow's.
 """
 
 from __future__ import annotations
@@ -17,16 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
-from ._util import nb, unbroadcast, unbroadcast_array
-from .math import abs as _abs
-from .math import greater, maximum, minimum, multiply, sqrt, truediv, where
-from .math import pow as _pow
-from .reduce import reduce_max, reduce_sum
-from .shape import expand_dims, reshape, squeeze, stack, transpose
+from .decompositions import cholesky, det, inv, slogdet, solve
+from .norms import clip_by_global_norm, clip_by_norm, global_norm, norm
+from .reduce import reduce_sum
+from .shape import expand_dims, reshape, squeeze, transpose
 
 __all__ = [
     "cholesky",
@@ -76,44 +72,24 @@ def _matmul_forward(a: np.ndarray, b: np.ndarray, *, transpose_a: bool,
 
 # TensorFlow's _MatMulGrad: each case is again one matmul with transposes, so the
 # gradients broadcast over leading (batch) axes of g like the forward does.
-def _matmul_vjp_a(g, out, a, b, *, transpose_a, transpose_b):
+def _matmul_vjp_a(ns, g, out, a, b, *, transpose_a, transpose_b):
     if not transpose_a:
-        ga = matmul(g, b, transpose_b=not transpose_b)
+        ga = ns.matmul(g, b, transpose_a=False, transpose_b=not transpose_b)
     else:
-        ga = matmul(b, g, transpose_a=transpose_b, transpose_b=True)
-    return unbroadcast(ga, a._value.shape, nb(g, out))
+        ga = ns.matmul(b, g, transpose_a=transpose_b, transpose_b=True)
+    return ns.unbroadcast(ga, a, out)
 
 
-def _matmul_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
+def _matmul_vjp_b(ns, g, out, a, b, *, transpose_a, transpose_b):
     if not transpose_b:
-        gb = matmul(a, g, transpose_a=not transpose_a)
+        gb = ns.matmul(a, g, transpose_a=not transpose_a, transpose_b=False)
     else:
-        gb = matmul(g, a, transpose_a=True, transpose_b=transpose_a)
-    return unbroadcast(gb, b._value.shape, nb(g, out))
-
-
-def _matmul_raw_vjp_a(g, out, a, b, *, transpose_a, transpose_b):
-    if not transpose_a:
-        ga = _matmul_forward(g, b, transpose_a=False, transpose_b=not transpose_b)
-    else:
-        ga = _matmul_forward(b, g, transpose_a=transpose_b, transpose_b=True)
-    return unbroadcast_array(ga, a.shape, g.ndim - out.ndim)
-
-
-def _matmul_raw_vjp_b(g, out, a, b, *, transpose_a, transpose_b):
-    if not transpose_b:
-        gb = _matmul_forward(a, g, transpose_a=not transpose_a, transpose_b=False)
-    else:
-        gb = _matmul_forward(g, a, transpose_a=True, transpose_b=transpose_a)
-    return unbroadcast_array(gb, b.shape, g.ndim - out.ndim)
+        gb = ns.matmul(g, a, transpose_a=True, transpose_b=transpose_a)
+    return ns.unbroadcast(gb, b, out)
 
 
 _matmul = defop(
-    "matmul",
-    _matmul_forward,
-    (_matmul_vjp_a, _matmul_vjp_b),
-    saves=("a", "b"),
-    raw_vjp=(_matmul_raw_vjp_a, _matmul_raw_vjp_b),
+    "matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b), saves=("a", "b")
 )
 
 
@@ -376,13 +352,13 @@ def _letter_sizes(term: str, shape: tuple) -> dict[str, int]:
     return dict(zip(before + after, dims))
 
 
-def _sum_to_ellipsis(grad: Tensor, term: str, shape: tuple, nbatch: int) -> Tensor:
+def _sum_to_ellipsis(ns: Any, grad: Any, term: str, shape: tuple, nbatch: int) -> Any:
     """Sum ``grad`` (batch + term with the full broadcast ``...``) down to ``shape``.
 
     Like ``unbroadcast``, but the broadcast axes sit where ``...`` sits in ``term``.
     """
     before, after, _ = _split_subscripts(term)
-    gshape = grad._value.shape
+    gshape = ns.shape(grad)
     full = gshape[nbatch + len(before) : len(gshape) - len(after)]
     own = shape[len(before) : len(shape) - len(after)]
     if full == own:
@@ -393,8 +369,9 @@ def _sum_to_ellipsis(grad: Tensor, term: str, shape: tuple, nbatch: int) -> Tens
     axes += [
         start + lead + i for i, d in enumerate(own) if d == 1 and full[lead + i] != 1
     ]
-    summed = reduce_sum(grad, axis=axes, keepdims=True)
-    return reshape(summed, gshape[:nbatch] + tuple(shape))
+    summed = ns.reduce_sum(grad, axes=tuple(axes), keepdims=True)
+    target = gshape[:nbatch] + tuple(shape)
+    return summed if ns.shape(summed) == target else ns.reshape(summed, shape=target)
 
 
 def _einsum_vjp_for(k: int):
@@ -406,19 +383,19 @@ def _einsum_vjp_for(k: int):
     restored by a vector of ones. Batch axes of g get fresh leading letters.
     """
 
-    def vjp(g, out, *inputs, equation):
+    def vjp(ns, g, out, *inputs, equation):
         lhs, out_sub = equation.split("->")
         terms = lhs.split(",")
         x = inputs[k]
-        dtype = x._value.dtype
+        dtype = ns.dtype(x)
         fresh = iter(c for c in string.ascii_letters if c not in equation)
-        batch = "".join(next(fresh) for _ in range(nb(g, out)))
+        batch = "".join(next(fresh) for _ in range(ns.nb(g, out)))
         operands, subs = [g], [batch + out_sub]
         for j, (term, other) in enumerate(zip(terms, inputs)):
             if j != k:
                 operands.append(other)
                 subs.append(term)
-        sizes = _letter_sizes(terms[k], x._value.shape)
+        sizes = _letter_sizes(terms[k], ns.shape(x))
         term = terms[k]
         if "..." in equation and "..." not in term:
             # g has the broadcast '...' axes; this input has none: sum them away
@@ -430,7 +407,7 @@ def _einsum_vjp_for(k: int):
                 target.append("...")
             elif c in seen:
                 tied = next(fresh)
-                operands.append(Tensor(np.eye(sizes[c], dtype=dtype)))
+                operands.append(ns.constant(np.eye(sizes[c], dtype=dtype)))
                 subs.append(c + tied)
                 target.append(tied)
             else:
@@ -439,11 +416,12 @@ def _einsum_vjp_for(k: int):
         present = set("".join(subs))
         for c in seen:
             if c not in present:
-                operands.append(Tensor(np.ones(sizes[c], dtype=dtype)))
+                operands.append(ns.constant(np.ones(sizes[c], dtype=dtype)))
                 subs.append(c)
-        grad = einsum(",".join(subs) + "->" + batch + "".join(target), *operands)
+        subscripts = ",".join(subs) + "->" + batch + "".join(target)
+        grad = ns.einsum(*operands, equation=subscripts)
         if has_ellipsis:
-            return _sum_to_ellipsis(grad, term, x._value.shape, len(batch))
+            return _sum_to_ellipsis(ns, grad, term, ns.shape(x), len(batch))
         return grad
 
     return vjp
@@ -496,14 +474,18 @@ def einsum(
 # -- diagonals, traces, transposes ---------------------------------------------------
 
 
-def _diag_part_vjp(g, out, x):
+def _diag_part_vjp(ns, g, out, x):
     # Put g back on the diagonal: broadcast it along the axis it does not index and
     # multiply by a (possibly rectangular) identity. Linear in g, so an outer tape
     # sees a multiply by a constant.
-    rows, cols = x._value.shape[-2:]
-    eye = Tensor(np.eye(rows, cols, dtype=x._value.dtype))
-    axis = -1 if rows <= cols else -2
-    return (expand_dims(g, axis) * eye,)
+    rows, cols = ns.shape(x)[-2:]
+    eye = ns.constant(np.eye(rows, cols, dtype=ns.dtype(x)))
+    gshape = ns.shape(g)
+    if rows <= cols:  # a size-1 axis last
+        column = ns.reshape(g, shape=gshape + (1,))
+    else:  # a size-1 axis before the last
+        column = ns.reshape(g, shape=gshape[:-1] + (1,) + gshape[-1:])
+    return (column * eye,)
 
 
 _diag_part = defop(
@@ -598,557 +580,3 @@ def matrix_transpose(
             f"{list(x._value.shape)}. Use tf.reshape to make it a matrix first."
         )
     return transpose(x, tuple(range(ndim - 2)) + (ndim - 1, ndim - 2))
-
-
-# -- norms ---------------------------------------------------------------------------
-
-
-def _norm_axes(axis: Any, ndim: int) -> tuple[int, ...] | None:
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor):
-        axis = axis._value.tolist()
-    items = list(axis) if isinstance(axis, (list, tuple)) else [axis]
-    if not 1 <= len(items) <= 2 or not all(
-        isinstance(i, (int, np.integer)) for i in items
-    ):
-        raise ValueError(
-            f"'axis' must be None, an integer, or a tuple of 2 unique integers, got "
-            f"{axis!r}."
-        )
-    for i in items:
-        if not -ndim <= i < ndim:
-            raise ValueError(
-                f"norm: axis {i} is out of range for a tensor of rank {ndim}."
-            )
-    out = tuple(int(i) % ndim for i in items)
-    if len(out) == 2 and out[0] == out[1]:
-        raise ValueError(
-            f"'axis' must be None, an integer, or a tuple of 2 unique integers, got "
-            f"{axis!r} (the same axis twice)."
-        )
-    return out
-
-
-def _is_ord(ord: Any, value: Any) -> bool:
-    return not isinstance(ord, str) and ord == value
-
-
-def norm(
-    tensor: Any,
-    ord: Any = "euclidean",
-    axis: Any = None,
-    keepdims: bool | None = None,
-    name: str | None = None,
-) -> Tensor:
-    """Vector and matrix norms, composed as ``tf.norm`` composes them.
-
-    The euclidean norm is ``sqrt(reduce_sum(x * x))``, so its gradient at a zero
-    vector is NaN, exactly as in TensorFlow (0 * inf). Add a small epsilon under
-    the square root yourself if you need a finite gradient there.
-
-    Args:
-        tensor: a floating-point tensor.
-        ord: ``'euclidean'`` (default), ``'fro'`` (matrices only), 1, 2,
-            ``np.inf`` or any positive real p. Matrix norms (``axis`` a pair)
-            support ``'euclidean'``, ``'fro'``, 1 and ``np.inf``.
-        axis: None (the flattened tensor as one vector), an int (a batch of
-            vectors) or a pair of ints (a batch of matrices).
-        keepdims: keep the reduced axes with size 1.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The norms.
-
-    Raises:
-        ValueError: if ``ord`` or ``axis`` is invalid.
-        UnimplementedError: for the matrix 2-norm (it needs an SVD).
-
-    Example:
-        >>> norm([3.0, 4.0]).numpy()
-        np.float32(5.0)
-        >>> norm([[1.0, -2.0], [3.0, 4.0]], ord=1, axis=[0, 1]).numpy()
-        np.float32(6.0)
-    """
-    x = convert_to_tensor(tensor)
-    axes = _norm_axes(axis, x._value.ndim)
-    is_matrix = axes is not None and len(axes) == 2
-    if is_matrix:
-        if not (
-            ord in ("euclidean", "fro") or any(_is_ord(ord, v) for v in (1, 2, np.inf))
-        ):
-            raise ValueError(
-                f"'ord' must be a supported matrix norm in ['euclidean', 'fro', 1, 2, "
-                f"inf], got {ord!r}."
-            )
-        if _is_ord(ord, 2):
-            raise UnimplementedError(
-                "norm: the matrix 2-norm (largest singular value) needs an SVD, which "
-                "is not available. Use ord='fro' or compute it another way.",
-                op="norm",
-            )
-    elif ord != "euclidean" and (
-        isinstance(ord, str) or not np.isreal(ord) or not ord > 0
-    ):
-        raise ValueError(
-            f"'ord' must be a supported vector norm ('euclidean', 1, 2, inf or a "
-            f"positive real number), got {ord!r}. 'fro' is for matrices: pass "
-            "axis=[-2, -1]."
-        )
-    if ord in ("euclidean", "fro") or _is_ord(ord, 2):
-        result = sqrt(reduce_sum(multiply(x, x), axis=axes, keepdims=True))
-    else:
-        magnitude = _abs(x)
-        if _is_ord(ord, 1):
-            result = reduce_sum(
-                magnitude, axis=None if axes is None else axes[0], keepdims=True
-            )
-            if is_matrix:
-                result = reduce_max(result, axis=axes[1], keepdims=True)
-        elif _is_ord(ord, np.inf):
-            if is_matrix:
-                magnitude = reduce_sum(magnitude, axis=axes[1], keepdims=True)
-            result = reduce_max(
-                magnitude, axis=None if axes is None else axes[0], keepdims=True
-            )
-        else:
-            # NumPy scalars keep full precision in a float64 tensor
-            p = np.float64(ord)
-            total = reduce_sum(_pow(magnitude, p), axis=axes, keepdims=True)
-            result = _pow(total, 1 / p)
-    if keepdims:
-        return result
-    return squeeze(result, axis=axes)
-
-
-# -- inverses, determinants, solves, Cholesky ------------------------------------------
-#
-# Primitives: each is one batched LAPACK call in NumPy. Their VJPs are TensorFlow's,
-# written with engine ops (matmul, inv, solve) and with the forward output, which
-# an outer tape has recorded as a function of the input: nested tapes give second
-# derivatives. Leading batch axes of a cotangent broadcast through matmul and solve.
-
-
-def _matrix_input(value: Any, op_name: str, square: bool = True) -> Tensor:
-    x = convert_to_tensor(value)
-    shape = x._value.shape
-    if x._value.dtype.kind != "f":
-        raise TypeError(
-            f"{op_name} needs a floating-point tensor, got {x.dtype.name}. Cast it "
-            "first: tf.cast(x, tf.float32)."
-        )
-    if len(shape) < 2:
-        raise InvalidArgumentError(
-            f"{op_name}: input must have rank >= 2 (a matrix or a batch of them), "
-            f"got shape {list(shape)}.",
-            op=op_name,
-        )
-    if square and shape[-1] != shape[-2]:
-        raise InvalidArgumentError(
-            f"{op_name}: input matrices must be square, got {shape[-2]} != "
-            f"{shape[-1]} (shape {list(shape)}).",
-            op=op_name,
-        )
-    return x
-
-
-def _inv_forward(x: np.ndarray) -> np.ndarray:
-    try:
-        return np.linalg.inv(x)
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            "Input is not invertible: a matrix is singular. Check it for dependent "
-            "rows, or add a small multiple of the identity to regularize it."
-        ) from None
-
-
-# d(A^-1) = -A^-1 dA A^-1, so g_A = -A^-T g A^-T (TensorFlow's _MatrixInverseGrad).
-_inv = defop(
-    "inv",
-    _inv_forward,
-    lambda g, out, x: (
-        -matmul(matmul(out, g, transpose_a=True), out, transpose_b=True),
-    ),
-    singular="derivative",
-)
-
-
-def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
-    """The inverse of each square matrix in the last two axes.
-
-    The gradient is ``-A^-T g A^-T``.
-
-    Args:
-        input: a floating-point tensor of shape ``[..., M, M]``.
-        adjoint: invert the transpose instead.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of ``input``'s shape and dtype.
-
-    Raises:
-        InvalidArgumentError: if a matrix is singular, not square, or the rank
-            is < 2.
-        TypeError: if ``input`` is not floating point.
-
-    Example:
-        >>> inv([[2.0, 0.0], [0.0, 4.0]]).numpy()
-        array([[0.5 , 0.  ],
-               [0.  , 0.25]], dtype=float32)
-    """
-    x = _matrix_input(input, "inv")
-    if adjoint:
-        x = matrix_transpose(x)
-    return apply(_inv.op, (x,), {})
-
-
-def _det_vjp(g, out, x):
-    # d det(A) = det(A) tr(A^-1 dA), so g_A = g det(A) A^-T (TensorFlow's
-    # _MatrixDeterminantGrad). It inverts A: at a singular A it raises, as there.
-    scale = expand_dims(expand_dims(g * out, -1), -1)
-    return (scale * matrix_transpose(inv(x)),)
-
-
-_det = defop(
-    "det", lambda x: np.asarray(np.linalg.det(x)), _det_vjp, singular="derivative"
-)
-
-
-def det(input: Any, name: str | None = None) -> Tensor:
-    """The determinant of each square matrix in the last two axes.
-
-    The gradient is ``g * det(A) * A^-T``; it needs ``A`` invertible (at a
-    singular matrix the gradient raises, as in TensorFlow).
-
-    Args:
-        input: a floating-point tensor of shape ``[..., M, M]``.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of shape ``input.shape[:-2]``.
-
-    Raises:
-        InvalidArgumentError: if a matrix is not square, or the rank is < 2.
-        TypeError: if ``input`` is not floating point.
-
-    Example:
-        >>> det([[1.0, 2.0], [3.0, 4.0]]).numpy()
-        np.float32(-2.0)
-    """
-    return apply(_det.op, (_matrix_input(input, "det"),), {})
-
-
-def _slogdet_forward(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    sign, log_abs = np.linalg.slogdet(x)
-    return np.asarray(sign, x.dtype), np.asarray(log_abs, x.dtype)
-
-
-def _slogdet_vjp(g, out, x):
-    # The sign is piecewise constant; d log|det A| = tr(A^-1 dA), so g_A = g A^-T
-    # (TensorFlow's _LogMatrixDeterminantGrad).
-    scale = expand_dims(expand_dims(g[1], -1), -1)
-    return (scale * matrix_transpose(inv(x)),)
-
-
-_slogdet = defop(
-    "slogdet", _slogdet_forward, _slogdet_vjp, multi_output=True, singular="derivative"
-)
-
-
-def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
-    """The sign and the log of the absolute value of each matrix's determinant.
-
-    ``log|det|`` does not overflow where ``det`` would. Its gradient is
-    ``A^-T``; the sign has none (it is piecewise constant). A singular matrix
-    gives sign 0 and ``-inf``.
-
-    Args:
-        input: a floating-point tensor of shape ``[..., M, M]``.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        ``(sign, log_abs_determinant)``, each of shape ``input.shape[:-2]``.
-
-    Raises:
-        InvalidArgumentError: if a matrix is not square, or the rank is < 2.
-        TypeError: if ``input`` is not floating point.
-
-    Example:
-        >>> sign, log_abs = slogdet([[1.0, 2.0], [3.0, 4.0]])
-        >>> float(sign), round(float(log_abs), 4)
-        (-1.0, 0.6931)
-    """
-    return apply(_slogdet.op, (_matrix_input(input, "slogdet"),), {})
-
-
-def _solve_forward(a: np.ndarray, b: np.ndarray, *, adjoint: bool) -> np.ndarray:
-    try:
-        return np.linalg.solve(np.swapaxes(a, -1, -2) if adjoint else a, b)
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            "Input matrix is not invertible: the system has no unique solution. "
-            "Check the matrix for dependent rows."
-        ) from None
-
-
-# TensorFlow's _MatrixSolveGrad: with X = A^-1 B, g_B = A^-T g and
-# g_A = -g_B X^T (for adjoint=True, A^T X = B: g_A = -X g_B^T).
-def _solve_vjp_a(g, out, a, b, *, adjoint):
-    gb = apply(_solve.op, (a, g), {"adjoint": not adjoint})
-    if adjoint:
-        ga = -matmul(out, gb, transpose_b=True)
-    else:
-        ga = -matmul(gb, out, transpose_b=True)
-    return unbroadcast(ga, a._value.shape, nb(g, out))
-
-
-def _solve_vjp_b(g, out, a, b, *, adjoint):
-    gb = apply(_solve.op, (a, g), {"adjoint": not adjoint})
-    return unbroadcast(gb, b._value.shape, nb(g, out))
-
-
-_solve = defop(
-    "solve", _solve_forward, (_solve_vjp_a, _solve_vjp_b), singular="derivative"
-)
-
-
-def solve(matrix: Any, rhs: Any, adjoint: bool = False,
-          name: str | None = None) -> Tensor:  # fmt: skip
-    """``X`` with ``matrix @ X = rhs`` (``matrix^T @ X = rhs`` with ``adjoint``).
-
-    Leading (batch) axes broadcast as in ``matmul``. The gradients are
-    ``g_rhs = A^-T g`` and ``g_A = -g_rhs X^T``, each one more solve.
-
-    Args:
-        matrix: a floating-point tensor of shape ``[..., M, M]``.
-        rhs: a tensor of shape ``[..., M, K]`` (a column of right-hand sides per
-            column; a single system needs ``K = 1``).
-        adjoint: solve with the transpose of ``matrix``.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of shape ``[..., M, K]``.
-
-    Raises:
-        InvalidArgumentError: if a matrix is singular or not square, the ranks are
-            < 2, the row counts differ, or the dtypes differ.
-        TypeError: if ``matrix`` is not floating point.
-
-    Example:
-        >>> solve([[2.0, 0.0], [0.0, 4.0]], [[1.0], [2.0]]).numpy()
-        array([[0.5],
-               [0.5]], dtype=float32)
-    """
-    a, b = convert_inputs((matrix, rhs))
-    a = _matrix_input(a, "solve")
-    b = _matrix_input(b, "solve", square=False)
-    if a._value.shape[-1] != b._value.shape[-2]:
-        raise InvalidArgumentError(
-            f"solve: input matrix and right-hand side must have the same number of "
-            f"rows: {a._value.shape[-2]} vs. {b._value.shape[-2]} (shapes "
-            f"{list(a._value.shape)} and {list(b._value.shape)}). A vector "
-            "right-hand side needs a column: tf.expand_dims(b, -1).",
-            op="solve",
-        )
-    return apply(_solve.op, (a, b), {"adjoint": bool(adjoint)})
-
-
-def _cholesky_forward(x: np.ndarray) -> np.ndarray:
-    try:
-        return np.linalg.cholesky(x)
-    except np.linalg.LinAlgError:
-        raise ValueError(
-            "Cholesky decomposition was not successful. The input might not be "
-            "valid: every matrix must be symmetric positive definite (add a small "
-            "multiple of the identity if it is only semi-definite)."
-        ) from None
-
-
-def _cholesky_vjp(g, out, x):
-    # TensorFlow's _CholeskyGrad (Murray, 2016): with L = out and Phi(M) the lower
-    # triangle of M with its diagonal halved, S = L^-T Phi(L^T g) L^-1 and
-    # g_A = (S + S^T) / 2. Only A's lower triangle is read, and A is taken to be
-    # symmetric, so the gradient is symmetric too.
-    n = x._value.shape[-1]
-    dtype = x._value.dtype
-    phi = Tensor(np.tril(np.ones((n, n), dtype), -1) + np.eye(n, dtype=dtype) / 2)
-    l_inv = inv(out)
-    middle = matmul(out, g, transpose_a=True) * phi
-    s = matmul(matmul(l_inv, middle, transpose_a=True), l_inv)
-    return ((s + matrix_transpose(s)) * 0.5,)
-
-
-_cholesky = defop("cholesky", _cholesky_forward, _cholesky_vjp, singular="derivative")
-
-
-def cholesky(input: Any, name: str | None = None) -> Tensor:
-    """The lower-triangular ``L`` with ``L @ L^T = input``, for each matrix.
-
-    Only the lower triangle of ``input`` is read. The gradient is TensorFlow's:
-    symmetric, treating ``input`` as a symmetric matrix (so a perturbation of
-    ``input`` must stay symmetric for it to be a derivative).
-
-    Args:
-        input: a floating-point tensor of shape ``[..., M, M]``, each matrix
-            symmetric positive definite.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of ``input``'s shape and dtype, zero above the diagonal.
-
-    Raises:
-        InvalidArgumentError: if a matrix is not positive definite, not square,
-            or the rank is < 2.
-        TypeError: if ``input`` is not floating point.
-
-    Example:
-        >>> cholesky([[4.0, 2.0], [2.0, 5.0]]).numpy()
-        array([[2., 0.],
-               [1., 2.]], dtype=float32)
-    """
-    return apply(_cholesky.op, (_matrix_input(input, "cholesky"),), {})
-
-
-# -- clipping by norm (composed, as TensorFlow's clip_ops) ----------------------------
-
-
-def _float_values(t: Any, op_name: str, hint: Any = None) -> Tensor:
-    x = convert_to_tensor(t, dtype_hint=hint)
-    if x._value.dtype.kind != "f":
-        raise TypeError(
-            f"{op_name} needs floating-point tensors, got {x.dtype.name}. Cast it "
-            "first: tf.cast(t, tf.float32)."
-        )
-    return x
-
-
-def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None,
-                 name: str | None = None) -> Tensor:  # fmt: skip
-    """Rescale ``t`` so that its L2 norm (over ``axes``) is at most ``clip_norm``.
-
-    The result is ``t * clip_norm / max(norm(t), clip_norm)``. Composed as TensorFlow
-    composes it, including its double ``where`` around the square root, so the gradient
-    is finite at ``t = 0``; ``clip_norm`` gets a gradient where it clips. On a tie (norm
-    equal to ``clip_norm``) the gradient goes through the norm, as ``maximum`` gives
-    ties to its first argument.
-
-    Args:
-        t: a floating-point tensor.
-        clip_norm: a positive scalar (or a tensor that broadcasts to ``t`` without
-            changing its shape).
-        axes: the axes to take the norm over (default all): one norm per slice.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The clipped tensor, of ``t``'s shape and dtype.
-
-    Raises:
-        TypeError: if ``t`` is not floating point.
-        ValueError: if ``clip_norm`` would change ``t``'s shape.
-
-    Example:
-        >>> clip_by_norm([3.0, 4.0], 1.0).numpy()
-        array([0.6, 0.8], dtype=float32)
-        >>> clip_by_norm([3.0, 4.0], 10.0).numpy()
-        array([3., 4.], dtype=float32)
-    """
-    values = _float_values(t, "clip_by_norm")
-    l2sum = reduce_sum(values * values, axes, keepdims=True)
-    positive = greater(l2sum, 0)
-    # TensorFlow's two-tap where: sqrt never sees 0, so no NaN gradient at t = 0.
-    l2norm = where(positive, sqrt(where(positive, l2sum, 1)), l2sum)
-    scaled = values * clip_norm
-    if scaled._value.shape != values._value.shape:
-        raise ValueError(
-            f"clip_by_norm: clip_norm would change t's shape {list(values.shape)} "
-            f"to {list(scaled.shape)} by broadcasting; pass a scalar clip_norm."
-        )
-    return truediv(scaled, maximum(l2norm, clip_norm))
-
-
-def _tensor_sequence(t_list: Any, op_name: str) -> list:
-    if isinstance(t_list, (str, bytes)) or not isinstance(t_list, (list, tuple)):
-        raise TypeError(
-            f"{op_name}: `t_list` should be a sequence of tensors. Received "
-            f"{type(t_list).__name__}; wrap a single tensor in a list, or turn a "
-            "generator into one with list(...)."
-        )
-    return list(t_list)
-
-
-def global_norm(t_list: Any, name: str | None = None) -> Tensor:
-    """``sqrt(sum of squares of every element of every tensor in t_list)``.
-
-    ``None`` entries (e.g. gradients of unconnected variables) are skipped.
-    Composed as TensorFlow composes it: half sums of squares, stacked, summed,
-    doubled, square-rooted; at all zeros the gradient is NaN, as there.
-
-    Args:
-        t_list: a list or tuple of floating-point tensors (of one dtype) or None.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A scalar tensor (float32 0 if every entry is None).
-
-    Raises:
-        TypeError: if ``t_list`` is not a list or tuple, or holds integers.
-        InvalidArgumentError: if the tensors' dtypes differ.
-
-    Example:
-        >>> global_norm([[3.0], None, [[4.0, 12.0]]]).numpy()
-        np.float32(13.0)
-    """
-    values = [
-        _float_values(t, "global_norm")
-        for t in _tensor_sequence(t_list, "global_norm")
-        if t is not None
-    ]
-    if not values:
-        return Tensor(np.zeros((), np.float32))
-    halves = [reduce_sum(v * v) * 0.5 for v in values]
-    return sqrt(reduce_sum(stack(halves)) * 2.0)
-
-
-def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
-                        name: str | None = None) -> tuple[list, Tensor]:  # fmt: skip
-    """Scale all tensors by ``clip_norm / max(global_norm, clip_norm)``.
-
-    Gradient clipping as TensorFlow does it: if the global norm of all the
-    tensors exceeds ``clip_norm``, all are shrunk by the same factor, keeping
-    their directions. ``None`` entries pass through as ``None``. An infinite or
-    NaN norm makes every entry NaN, as in TensorFlow. Composed of engine ops, so
-    the result is differentiable (through the norm too, unless ``use_norm`` is
-    given).
-
-    Args:
-        t_list: a list or tuple of floating-point tensors or None.
-        clip_norm: the largest allowed global norm (a positive scalar).
-        use_norm: the global norm to use, if already computed.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        ``(clipped_list, global_norm)``.
-
-    Raises:
-        TypeError: if ``t_list`` is not a list or tuple.
-        InvalidArgumentError: if the tensors' dtypes differ from the norm's.
-
-    Example:
-        >>> clipped, norm = clip_by_global_norm([[3.0], None, [4.0]], 1.0)
-        >>> [None if c is None else c.numpy().tolist() for c in clipped]
-        [[0.6000000238418579], None, [0.800000011920929]]
-        >>> float(norm)
-        5.0
-    """
-    op_name, float32 = "clip_by_global_norm", dtypes.float32
-    items = _tensor_sequence(t_list, op_name)
-    norm_ = global_norm(items) if use_norm is None else convert_to_tensor(use_norm)
-    one = convert_to_tensor(1.0, dtype=norm_.dtype)
-    scale_for_finite = multiply(clip_norm, minimum(1.0 / norm_, one / clip_norm))
-    # a no-op for a finite norm; an inf or NaN norm makes the scale NaN
-    scale = scale_for_finite + (norm_ - norm_)
-    clipped = [
-        None if t is None else multiply(_float_values(t, op_name, float32), scale)
-        for t in items
-    ]
-    return clipped, norm_

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..errors import InvalidArgumentError
+from ..namespace import TENSORS
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
-from ._util import nb, unbroadcast
-from ._util import unbroadcast_array as _unb
 
 __all__ = [
     "abs",
@@ -90,49 +90,34 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapemagic\.e
 
 # -- arithmetic ---------------------------------------------------------------
 
-
-# Each differentiable op on the hot path gives its VJP twice: with engine ops
-# (recorded by an outer tape) and as `raw_vjp` on arrays (see op.py). In a
-# raw_vjp, g.ndim - out.ndim is the number of batch axes, as nb(g, out) is.
+# Each VJP runs on tensors and on arrays (see engine/namespace.py): it calls the
+# namespace's functions, never an engine op or NumPy directly.
 add = defop(
     "add",
     np.add,
     (
-        lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
-        lambda g, out, x, y: unbroadcast(g, y._value.shape, nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, y, out),
     ),
     saves=(),
-    raw_vjp=(
-        lambda g, out, x, y: _unb(g, x.shape, g.ndim - out.ndim),
-        lambda g, out, x, y: _unb(g, y.shape, g.ndim - out.ndim),
-    ),
 )
 subtract = defop(
     "subtract",
     np.subtract,
     (
-        lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
-        lambda g, out, x, y: unbroadcast(-g, y._value.shape, nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(-g, y, out),
     ),
     saves=(),
-    raw_vjp=(
-        lambda g, out, x, y: _unb(g, x.shape, g.ndim - out.ndim),
-        lambda g, out, x, y: _unb(-g, y.shape, g.ndim - out.ndim),
-    ),
 )
-
 multiply = defop(
     "multiply",
     np.multiply,
     (
-        lambda g, out, x, y: unbroadcast(g * y, x._value.shape, nb(g, out)),
-        lambda g, out, x, y: unbroadcast(g * x, y._value.shape, nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * y, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * x, y, out),
     ),
     saves=("x", "y"),
-    raw_vjp=(
-        lambda g, out, x, y: _unb(g * y, x.shape, g.ndim - out.ndim),
-        lambda g, out, x, y: _unb(g * x, y.shape, g.ndim - out.ndim),
-    ),
 )
 
 
@@ -148,13 +133,9 @@ truediv = defop(
     "truediv",
     _truediv_forward,
     (
-        lambda g, out, x, y: unbroadcast(g / y, x._value.shape, nb(g, out)),
+        lambda ns, g, out, x, y: ns.unbroadcast(g / y, x, out),
         # d(x/y)/dy = -x/y^2, computed as TensorFlow does: g * ((-x / y) / y).
-        lambda g, out, x, y: unbroadcast(g * (-x / y / y), y._value.shape, nb(g, out)),
-    ),
-    raw_vjp=(
-        lambda g, out, x, y: _unb(g / y, x.shape, g.ndim - out.ndim),
-        lambda g, out, x, y: _unb(g * (-x / y / y), y.shape, g.ndim - out.ndim),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * (-x / y / y), y, out),
     ),
     singular="derivative",
 )
@@ -170,11 +151,9 @@ divide_no_nan = defop(
     "divide_no_nan",
     _divide_no_nan_forward,
     (
-        lambda g, out, x, y: unbroadcast(
-            divide_no_nan(g, y), x._value.shape, nb(g, out)
-        ),
-        lambda g, out, x, y: unbroadcast(
-            g * divide_no_nan(-x, y * y), y._value.shape, nb(g, out)
+        lambda ns, g, out, x, y: ns.unbroadcast(ns.divide_no_nan(g, y), x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(
+            g * ns.divide_no_nan(-x, y * y), y, out
         ),
     ),
 )
@@ -187,10 +166,8 @@ mod = defop(
     "mod",
     np.mod,
     (
-        lambda g, out, x, y: unbroadcast(g, x._value.shape, nb(g, out)),
-        lambda g, out, x, y: unbroadcast(
-            g * -floordiv(x, y), y._value.shape, nb(g, out)
-        ),
+        lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
+        lambda ns, g, out, x, y: ns.unbroadcast(g * -ns.floordiv(x, y), y, out),
     ),
 )
 
@@ -204,34 +181,21 @@ def _pow_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.power(x, y)
 
 
-def _pow_vjp_y(g, out, x, y):
+def _pow_vjp_y(ns, g, out, x, y):
     # d(x^y)/dy = x^y log(x), taken as 0 where x <= 0 (TensorFlow's choice: no NaN).
     # The inner where keeps log's own gradient finite for nested tapes.
-    positive = greater(x, 0)
-    log_x = where(positive, log(where(positive, x, 1)), 0)
-    return unbroadcast(g * out * log_x, y._value.shape, nb(g, out))
-
-
-def _pow_raw_vjp_y(g, out, x, y):
-    positive = x > 0
-    log_x = np.where(positive, np.log(np.where(positive, x, 1)), 0)
-    return _unb(g * out * log_x, y.shape, g.ndim - out.ndim)
+    positive = ns.greater(x, 0)
+    log_x = ns.where(positive, ns.log(ns.where(positive, x, 1)), 0)
+    return ns.unbroadcast(g * out * log_x, y, out)
 
 
 pow = defop(
     "pow",
     _pow_forward,
     (
-        lambda g, out, x, y: unbroadcast(
-            g * y * pow(x, y - 1), x._value.shape, nb(g, out)
-        ),
+        # d(x^y)/dx = y x^(y-1)
+        lambda ns, g, out, x, y: ns.unbroadcast(g * y * ns.pow(x, y - 1), x, out),
         _pow_vjp_y,
-    ),
-    raw_vjp=(
-        lambda g, out, x, y: _unb(
-            g * y * np.power(x, y - 1), x.shape, g.ndim - out.ndim
-        ),
-        _pow_raw_vjp_y,
     ),
     singular="derivative",
 )
@@ -239,10 +203,10 @@ pow = defop(
 
 def _atan2_vjp_for(which: int):
     # TensorFlow's Atan2Grad: with r2 = x^2 + y^2, d/dy = x / r2 and d/dx = -y / r2.
-    def vjp(g, out, y, x):
+    def vjp(ns, g, out, y, x):
         scaled = g / (x * x + y * y)
         grad = scaled * x if which == 0 else scaled * -y
-        return unbroadcast(grad, (y, x)[which]._value.shape, nb(g, out))
+        return ns.unbroadcast(grad, (y, x)[which], out)
 
     return vjp
 
@@ -280,14 +244,13 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
     return _atan2(y, x)
 
 
-def _maximum_vjp(mask_op):
+def _maximum_vjp(mask_op: str):
     # TensorFlow gives a tie entirely to the first argument.
-    def vjp(g, out, x, y):
-        n = nb(g, out)
-        x_wins = mask_op(x, y)
-        gx = where(x_wins, g, 0)
-        gy = where(x_wins, 0, g)
-        return unbroadcast(gx, x._value.shape, n), unbroadcast(gy, y._value.shape, n)
+    def vjp(ns, g, out, x, y):
+        x_wins = getattr(ns, mask_op)(x, y)
+        gx = ns.where(x_wins, g, 0)
+        gy = ns.where(x_wins, 0, g)
+        return ns.unbroadcast(gx, x, out), ns.unbroadcast(gy, y, out)
 
     return vjp
 
@@ -314,103 +277,86 @@ def add_n(inputs: list, name: str | None = None) -> Tensor:
 
 # -- unary ----------------------------------------------------------------------
 
-negative = defop(
-    "negative",
-    np.negative,
-    lambda g, out, x: (-g,),
-    saves=(),
-    raw_vjp=lambda g, out, x: (-g,),
-)
+negative = defop("negative", np.negative, lambda ns, g, out, x: (-g,), saves=())
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
-abs = defop(
-    "abs",
-    np.abs,
-    lambda g, out, x: (g * sign(x),),
-    saves=("x",),
-    raw_vjp=lambda g, out, x: (g * np.sign(x),),
-)
+abs = defop("abs", np.abs, lambda ns, g, out, x: (g * ns.sign(x),), saves=("x",))
 # sign is piecewise constant; TensorFlow gives zeros (not None) through it.
-sign = defop("sign", np.sign, lambda g, out, x: (g * 0,))
-square = defop(
-    "square",
-    np.square,
-    lambda g, out, x: (g * (2 * x),),
-    saves=("x",),
-    raw_vjp=lambda g, out, x: (g * (2 * x),),
-)
+sign = defop("sign", np.sign, lambda ns, g, out, x: (g * 0,))
+# square' = 2x
+square = defop("square", np.square, lambda ns, g, out, x: (g * (2 * x),), saves=("x",))
 
 
-def _zero_where_g_is_zero(g: Tensor, value: Tensor) -> Tensor:
+def _zero_where_g_is_zero(ns: Any, g: Any, value: Any) -> Any:
     # TensorFlow's Sqrt/Reciprocal gradient kernels return 0 for a zero incoming
     # gradient even where the local derivative is inf, so the untaken branch of a
     # `where` contributes 0, not NaN.
-    return where(equal(g, 0), g, value)
+    return ns.where(ns.equal(g, 0), g, value)
 
 
+# sqrt' = 1 / (2 sqrt(x)): reuse the forward output
 sqrt = defop(
     "sqrt",
     np.sqrt,
-    lambda g, out, x: (_zero_where_g_is_zero(g, g * 0.5 / out),),
+    lambda ns, g, out, x: (_zero_where_g_is_zero(ns, g, g * 0.5 / out),),
     saves=("out",),
-    raw_vjp=lambda g, out, x: (np.where(g == 0, g, g * 0.5 / out),),
     singular="derivative",
 )
+# rsqrt' = -x^(-3/2) / 2 = -out / (2x)
 rsqrt = defop(
     "rsqrt",
     lambda x: 1 / np.sqrt(x),
-    lambda g, out, x: (g * -0.5 * out / x,),
+    lambda ns, g, out, x: (g * -0.5 * out / x,),
     singular="derivative",
 )
+# reciprocal' = -1/x^2 = -out^2
 reciprocal = defop(
     "reciprocal",
     np.reciprocal,
-    lambda g, out, x: (_zero_where_g_is_zero(g, -g * out * out),),
+    lambda ns, g, out, x: (_zero_where_g_is_zero(ns, g, -g * out * out),),
     singular="derivative",
 )
 exp = defop(
     "exp",
     np.exp,
-    lambda g, out, x: (g * out,),
+    lambda ns, g, out, x: (g * out,),
     saves=("out",),
-    raw_vjp=lambda g, out, x: (g * out,),
     singular="value",
 )
-expm1 = defop("expm1", np.expm1, lambda g, out, x: (g * (out + 1),), singular="value")
+expm1 = defop(
+    "expm1", np.expm1, lambda ns, g, out, x: (g * (out + 1),), singular="value"
+)
 log = defop(
     "log",
     np.log,
-    lambda g, out, x: (g / x,),
+    lambda ns, g, out, x: (g / x,),
     saves=("x",),
-    raw_vjp=lambda g, out, x: (g / x,),
     singular="derivative",
 )
 log1p = defop(
-    "log1p", np.log1p, lambda g, out, x: (g / (1 + x),), singular="derivative"
+    "log1p", np.log1p, lambda ns, g, out, x: (g / (1 + x),), singular="derivative"
 )
-sin = defop(
-    "sin",
-    np.sin,
-    lambda g, out, x: (g * cos(x),),
-    saves=("x",),
-    raw_vjp=lambda g, out, x: (g * np.cos(x),),
+# sin' = cos, cos' = -sin
+sin = defop("sin", np.sin, lambda ns, g, out, x: (g * ns.cos(x),), saves=("x",))
+cos = defop("cos", np.cos, lambda ns, g, out, x: (-g * ns.sin(x),), saves=("x",))
+# tan' = 1 + tan^2
+tan = defop(
+    "tan", np.tan, lambda ns, g, out, x: (g * (1 + out * out),), singular="value"
 )
-cos = defop(
-    "cos",
-    np.cos,
-    lambda g, out, x: (-g * sin(x),),
-    saves=("x",),
-    raw_vjp=lambda g, out, x: (-g * np.sin(x),),
-)
-tan = defop("tan", np.tan, lambda g, out, x: (g * (1 + out * out),), singular="value")
 asin = defop(
-    "asin", np.arcsin, lambda g, out, x: (g * rsqrt(1 - x * x),), singular="derivative"
+    "asin",
+    np.arcsin,
+    lambda ns, g, out, x: (g * ns.rsqrt(1 - x * x),),
+    singular="derivative",
 )
 acos = defop(
-    "acos", np.arccos, lambda g, out, x: (-g * rsqrt(1 - x * x),), singular="derivative"
+    "acos",
+    np.arccos,
+    lambda ns, g, out, x: (-g * ns.rsqrt(1 - x * x),),
+    singular="derivative",
 )
-atan = defop("atan", np.arctan, lambda g, out, x: (g / (1 + x * x),))
-sinh = defop("sinh", np.sinh, lambda g, out, x: (g * cosh(x),), singular="value")
-cosh = defop("cosh", np.cosh, lambda g, out, x: (g * sinh(x),), singular="value")
+atan = defop("atan", np.arctan, lambda ns, g, out, x: (g / (1 + x * x),))
+sinh = defop("sinh", np.sinh, lambda ns, g, out, x: (g * ns.cosh(x),), singular="value")
+cosh = defop("cosh", np.cosh, lambda ns, g, out, x: (g * ns.sinh(x),), singular="value")
 # TensorFlow's TanhGrad and SigmoidGrad: their gradients as one primitive each, so
 # a backward sweep runs one op where the composition would run three or four.
 # Their own VJPs are compositions (needed only for second derivatives).
@@ -418,33 +364,29 @@ tanh_grad = defop(
     "tanh_grad",
     lambda out, g: g * (1 - out * out),
     (
-        lambda gg, r, out, g: unbroadcast(
-            -2 * gg * g * out, out._value.shape, nb(gg, r)
-        ),
-        lambda gg, r, out, g: unbroadcast(
-            tanh_grad(out, gg), g._value.shape, nb(gg, r)
-        ),
+        lambda ns, gg, r, out, g: ns.unbroadcast(-2 * gg * g * out, out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.tanh_grad(out, gg), g, r),
     ),
 )
+# tanh' = 1 - tanh^2: reuse the forward output
 tanh = defop(
-    "tanh",
-    np.tanh,
-    lambda g, out, x: (tanh_grad(out, g),),
-    saves=("out",),
-    raw_vjp=lambda g, out, x: (g * (1 - out * out),),
+    "tanh", np.tanh, lambda ns, g, out, x: (ns.tanh_grad(out, g),), saves=("out",)
 )
 # The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
 # 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
 # TensorFlow's, written with the output where that is cheaper.
-asinh = defop("asinh", np.arcsinh, lambda g, out, x: (g / cosh(out),))
+asinh = defop("asinh", np.arcsinh, lambda ns, g, out, x: (g / ns.cosh(out),))
 # NOTE: acosh'(1) = 1 / sinh(0) = inf, as in TensorFlow.
 acosh = defop(
-    "acosh", np.arccosh, lambda g, out, x: (g / sinh(out),), singular="derivative"
+    "acosh",
+    np.arccosh,
+    lambda ns, g, out, x: (g / ns.sinh(out),),
+    singular="derivative",
 )
 atanh = defop(
     "atanh",
     np.arctanh,
-    lambda g, out, x: (g * reciprocal(1 - x * x),),
+    lambda ns, g, out, x: (g * ns.reciprocal(1 - x * x),),
     singular="derivative",
 )
 
@@ -459,20 +401,16 @@ sigmoid_grad = defop(
     "sigmoid_grad",
     lambda out, g: g * out * (1 - out),
     (
-        lambda gg, r, out, g: unbroadcast(
-            gg * g * (1 - 2 * out), out._value.shape, nb(gg, r)
-        ),
-        lambda gg, r, out, g: unbroadcast(
-            sigmoid_grad(out, gg), g._value.shape, nb(gg, r)
-        ),
+        lambda ns, gg, r, out, g: ns.unbroadcast(gg * g * (1 - 2 * out), out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.sigmoid_grad(out, gg), g, r),
     ),
 )
+# sigmoid' = sigmoid (1 - sigmoid): reuse the forward output
 sigmoid = defop(
     "sigmoid",
     _sigmoid_forward,
-    lambda g, out, x: (sigmoid_grad(out, g),),
+    lambda ns, g, out, x: (ns.sigmoid_grad(out, g),),
     saves=("out",),
-    raw_vjp=lambda g, out, x: (g * out * (1 - out),),
 )
 
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
@@ -480,13 +418,7 @@ round = defop("round", np.round)
 floor = defop("floor", np.floor)
 ceil = defop("ceil", np.ceil)
 stop_gradient = defop("stop_gradient", lambda x: x)
-identity = defop(
-    "identity",
-    lambda x: x,
-    lambda g, out, x: (g,),
-    saves=(),
-    raw_vjp=lambda g, out, x: (g,),
-)
+identity = defop("identity", lambda x: x, lambda ns, g, out, x: (g,), saves=())
 
 # -- comparisons and logic (boolean results: never differentiable) ---------------
 
@@ -504,8 +436,8 @@ is_nan = defop("is_nan", np.isnan)
 is_inf = defop("is_inf", np.isinf)
 is_finite = defop("is_finite", np.isfinite)
 
-maximum = defop("maximum", np.maximum, _maximum_vjp(greater_equal))
-minimum = defop("minimum", np.minimum, _maximum_vjp(less_equal))
+maximum = defop("maximum", np.maximum, _maximum_vjp("greater_equal"))
+minimum = defop("minimum", np.minimum, _maximum_vjp("less_equal"))
 
 # -- selection, clipping, casting -------------------------------------------------
 
@@ -519,8 +451,8 @@ _where = defop(
     _where_forward,
     (
         None,
-        lambda g, out, c, x, y: unbroadcast(where(c, g, 0), x._value.shape, nb(g, out)),
-        lambda g, out, c, x, y: unbroadcast(where(c, 0, g), y._value.shape, nb(g, out)),
+        lambda ns, g, out, c, x, y: ns.unbroadcast(ns.where(c, g, 0), x, out),
+        lambda ns, g, out, c, x, y: ns.unbroadcast(ns.where(c, 0, g), y, out),
     ),
     same_dtype=False,
 )
@@ -552,6 +484,11 @@ def where(
     return apply(_where.op, (cond, x, y), {})
 
 
+# In VJPs, `ns.where(c, g, 0)` converts the 0 to g's dtype, as this function does
+# (the op's own function converts each input alone: 0 would be an int32 tensor).
+TENSORS.where = where
+
+
 def _cast_forward(x: np.ndarray, *, dtype: np.dtype) -> np.ndarray:
     if dtype.kind in "iu" and x.dtype.kind == "f":
         # float -> int truncates toward zero (as C and TensorFlow do).
@@ -559,19 +496,14 @@ def _cast_forward(x: np.ndarray, *, dtype: np.dtype) -> np.ndarray:
     return x.astype(dtype, copy=False)
 
 
-def _cast_vjp(g, out, x, *, dtype):
-    if x._value.dtype.kind not in "fc":
+def _cast_vjp(ns, g, out, x, *, dtype):
+    # The identity, cast back: only between floating dtypes.
+    if ns.dtype(x).kind not in "fc":
         return (None,)
-    return (cast(g, dtypes.from_numpy(x._value.dtype)),)
+    return (ns.cast(g, dtype=ns.dtype(x)),)
 
 
-def _cast_raw_vjp(g, out, x, *, dtype):
-    if x.dtype.kind not in "fc":
-        return (None,)
-    return (_cast_forward(g, dtype=x.dtype),)
-
-
-_cast = defop("cast", _cast_forward, _cast_vjp, saves=(), raw_vjp=_cast_raw_vjp)
+_cast = defop("cast", _cast_forward, _cast_vjp, saves=())
 
 
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
@@ -591,17 +523,17 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     return apply(_cast.op, (t,), {"dtype": target._np})
 
 
-def _clip_vjp_t(g, out, t, lo, hi):
-    inside = logical_and(greater_equal(t, lo), less_equal(t, hi))
-    return unbroadcast(where(inside, g, 0), t._value.shape, nb(g, out))
+def _clip_vjp_t(ns, g, out, t, lo, hi):
+    inside = ns.logical_and(ns.greater_equal(t, lo), ns.less_equal(t, hi))
+    return ns.unbroadcast(ns.where(inside, g, 0), t, out)
 
 
-def _clip_vjp_lo(g, out, t, lo, hi):
-    return unbroadcast(where(less(t, lo), g, 0), lo._value.shape, nb(g, out))
+def _clip_vjp_lo(ns, g, out, t, lo, hi):
+    return ns.unbroadcast(ns.where(ns.less(t, lo), g, 0), lo, out)
 
 
-def _clip_vjp_hi(g, out, t, lo, hi):
-    return unbroadcast(where(greater(t, hi), g, 0), hi._value.shape, nb(g, out))
+def _clip_vjp_hi(ns, g, out, t, lo, hi):
+    return ns.unbroadcast(ns.where(ns.greater(t, hi), g, 0), hi, out)
 
 
 def _clip_forward(t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -628,8 +560,6 @@ def clip_by_value(
     except ValueError:  # the bounds do not broadcast even with each other
         shape = None
     if shape != t._value.shape:
-        from ..errors import InvalidArgumentError
-
         raise InvalidArgumentError(
             f"clip_by_value: the bounds (shapes {lo._value.shape} and "
             f"{hi._value.shape}) must broadcast to t's shape {t._value.shape}."

@@ -8,7 +8,7 @@ leading batch axes need no special case.
 
 from __future__ import annotations
 
-import math
+import math as _pymath
 from typing import Any
 
 import numpy as np
@@ -17,20 +17,8 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import Op, apply, defop
 from ..tensor import Tensor, convert_to_tensor
+from . import math
 from ._util import normalize_axes
-from .math import (
-    cast,
-    equal,
-    exp,
-    logical_and,
-    multiply,
-    sqrt,
-    square,
-    subtract,
-    truediv,
-    where,
-)
-from .shape import broadcast_to, reshape
 
 __all__ = [
     "argmax",
@@ -86,30 +74,27 @@ def _kept_shape(shape: tuple, axes: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _count(shape: tuple, axes: tuple[int, ...]) -> int:
-    return math.prod([shape[a] for a in axes])
+    return _pymath.prod([shape[a] for a in axes])
 
 
-def _expand_reduced_array(g: np.ndarray, x: Any, axes: tuple, keepdims: bool):
-    """:func:`_expand_reduced` on arrays (``x`` is the input's value or shape)."""
-    shape = x.shape
-    batch = g.shape[: g.ndim - (len(shape) if keepdims else len(shape) - len(axes))]
-    return np.broadcast_to(g.reshape(batch + _kept_shape(shape, axes)), batch + shape)
-
-
-def _expand_reduced(
-    g: Tensor, x: Tensor, axes: tuple[int, ...], keepdims: bool
-) -> Tensor:
+def _expand_reduced(ns: Any, g: Any, x: Any, axes: tuple[int, ...],
+                    keepdims: bool) -> Any:  # fmt: skip
     """``g`` (batch + reduced shape) as batch + ``x.shape``, broadcast on ``axes``."""
-    shape = x._value.shape
-    batch = g._value.shape[
-        : g._value.ndim - (len(shape) if keepdims else len(shape) - len(axes))
-    ]
-    return broadcast_to(reshape(g, batch + _kept_shape(shape, axes)), batch + shape)
+    shape = ns.shape(x)
+    gshape = ns.shape(g)
+    batch = gshape[: len(gshape) - (len(shape) if keepdims else len(shape) - len(axes))]
+    kept = batch + _kept_shape(shape, axes)
+    if gshape != kept:
+        g = ns.reshape(g, shape=kept)
+    if kept == batch + shape:
+        return g
+    return ns.broadcast_to(g, shape=batch + shape)
 
 
-def _as_kept(out: Tensor, x: Tensor, axes: tuple[int, ...]) -> Tensor:
+def _as_kept(ns: Any, out: Any, x: Any, axes: tuple[int, ...]) -> Any:
     """A reduction's result (no batch axes) reshaped to broadcast against ``x``."""
-    return reshape(out, _kept_shape(x._value.shape, axes))
+    kept = _kept_shape(ns.shape(x), axes)
+    return out if ns.shape(out) == kept else ns.reshape(out, shape=kept)
 
 
 def _require_float(x: Tensor, op_name: str) -> None:
@@ -123,12 +108,9 @@ def _require_float(x: Tensor, op_name: str) -> None:
 # -- sum and mean ------------------------------------------------------------------
 
 
-def _sum_vjp(g, out, x, *, axes, keepdims):
-    return (_expand_reduced(g, x, axes, keepdims),)
-
-
-def _sum_raw_vjp(g, out, x, *, axes, keepdims):
-    return (_expand_reduced_array(g, x, axes, keepdims),)
+def _sum_vjp(ns, g, out, x, *, axes, keepdims):
+    # Each input element adds to one sum once: g, broadcast back.
+    return (_expand_reduced(ns, g, x, axes, keepdims),)
 
 
 _reduce_sum = defop(
@@ -140,7 +122,6 @@ _reduce_sum = defop(
     ),
     _sum_vjp,
     saves=(),
-    raw_vjp=_sum_raw_vjp,
 )
 
 
@@ -189,13 +170,10 @@ _reduce_mean = defop(
     "reduce_mean",
     _mean_forward,
     # g / count first: the division runs on the small, reduced cotangent.
-    lambda g, out, x, *, axes, keepdims: (
-        _expand_reduced(g / _count(x._value.shape, axes), x, axes, keepdims),
+    lambda ns, g, out, x, *, axes, keepdims: (
+        _expand_reduced(ns, g / _count(ns.shape(x), axes), x, axes, keepdims),
     ),
     saves=(),
-    raw_vjp=lambda g, out, x, *, axes, keepdims: (
-        _expand_reduced_array(g / _count(x.shape, axes), x, axes, keepdims),
-    ),
 )
 
 
@@ -233,13 +211,13 @@ def reduce_mean(
 # -- max and min -------------------------------------------------------------------
 
 
-def _max_min_vjp(g, out, x, *, axes, keepdims):
+def _max_min_vjp(ns, g, out, x, *, axes, keepdims):
     # TensorFlow's _MinOrMaxGrad: the gradient is split evenly among the elements
     # equal to the result (1/k each for a k-way tie). The selection is a constant
     # (equal records nothing), so second derivatives are zero, as they should be.
-    chosen = cast(equal(x, _as_kept(out, x, axes)), x.dtype)
-    share = chosen / reduce_sum(chosen, axis=axes, keepdims=True)
-    return (_expand_reduced(g, x, axes, keepdims) * share,)
+    chosen = ns.cast(ns.equal(x, _as_kept(ns, out, x, axes)), dtype=ns.dtype(x))
+    share = chosen / ns.reduce_sum(chosen, axes=axes, keepdims=True)
+    return (_expand_reduced(ns, g, x, axes, keepdims) * share,)
 
 
 def _max_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
@@ -338,14 +316,23 @@ def _prod_of_others_forward(x: np.ndarray, *, axes: tuple) -> np.ndarray:
     return np.transpose(others, np.argsort(order))
 
 
-def _prod_of_others_vjp(g, out, x, *, axes):
+def _prod_of_others_vjp(ns, g, out, x, *, axes):
     # out_i = prod_{j != i} x_j, so d out_i / d x_k = out_i / x_k for k != i and 0
     # for k == i; hence g_x = (sum_i g_i out_i - g_k out_k) / x_k. This divides by
     # x, so derivatives of reduce_prod beyond the first need a group without zeros
     # (TensorFlow's cumprod gradient divides by x too).
-    from_end = tuple(a - x._value.ndim for a in axes)
+    ndim = ns.ndim(x)
+    from_end = tuple(a - ndim for a in axes)
     weighted = g * out
-    return ((reduce_sum(weighted, axis=from_end, keepdims=True) - weighted) / x,)
+    total = ns.reduce_sum(weighted, axes=_from_start(ns, weighted, from_end),
+                          keepdims=True)  # fmt: skip
+    return ((total - weighted) / x,)
+
+
+def _from_start(ns: Any, g: Any, from_end: tuple[int, ...]) -> tuple[int, ...]:
+    """Axes counted from the end, as the sorted non-negative axes of ``g``."""
+    ndim = ns.ndim(g)
+    return tuple(sorted(a + ndim for a in from_end))
 
 
 # A primitive because the product of the other elements has no division-free form
@@ -358,8 +345,9 @@ _reduce_prod = defop(
     lambda x, *, axes, keepdims: np.prod(
         x, axis=axes, keepdims=keepdims, dtype=x.dtype
     ),
-    lambda g, out, x, *, axes, keepdims: (
-        _expand_reduced(g, x, axes, keepdims) * _prod_of_others(x, axes=axes),
+    # d prod / d x_i is the product of the other elements (exact with zeros)
+    lambda ns, g, out, x, *, axes, keepdims: (
+        _expand_reduced(ns, g, x, axes, keepdims) * ns.prod_of_others(x, axes=axes),
     ),
 )
 
@@ -412,8 +400,9 @@ def _logsumexp_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndar
 _reduce_logsumexp = defop(
     "reduce_logsumexp",
     _logsumexp_forward,
-    lambda g, out, x, *, axes, keepdims: (
-        _expand_reduced(g, x, axes, keepdims) * exp(x - _as_kept(out, x, axes)),
+    lambda ns, g, out, x, *, axes, keepdims: (
+        _expand_reduced(ns, g, x, axes, keepdims)
+        * ns.exp(x - _as_kept(ns, out, x, axes)),
     ),
 )
 
@@ -477,7 +466,7 @@ def reduce_variance(
     x = convert_to_tensor(input_tensor)
     _require_float(x, "reduce_variance")
     mean = reduce_mean(x, axis, keepdims=True)
-    return reduce_mean(square(subtract(x, mean)), axis, keepdims)
+    return reduce_mean(math.square(math.subtract(x, mean)), axis, keepdims)
 
 
 def reduce_std(
@@ -505,7 +494,7 @@ def reduce_std(
     """
     x = convert_to_tensor(input_tensor)
     _require_float(x, "reduce_std")
-    return sqrt(reduce_variance(x, axis, keepdims))
+    return math.sqrt(reduce_variance(x, axis, keepdims))
 
 
 # -- argmax, argmin (not differentiable) -------------------------------------------
@@ -702,11 +691,11 @@ def reduce_euclidean_norm(
         array([ 5., 10.], dtype=float32)
     """
     x = convert_to_tensor(input_tensor)
-    total = reduce_sum(multiply(x, x), axis, keepdims)
+    total = reduce_sum(math.multiply(x, x), axis, keepdims)
     if x._value.dtype.kind in "iu":
         # computed in float64 and truncated back, as TensorFlow's integer kernel
-        return cast(sqrt(cast(total, dtypes.float64)), x.dtype)
-    return sqrt(total)
+        return math.cast(math.sqrt(math.cast(total, dtypes.float64)), x.dtype)
+    return math.sqrt(total)
 
 
 # -- cumulative sums and products ---------------------------------------------------
@@ -735,17 +724,16 @@ def _scan_forward(numpy_scan, fill):
     return forward
 
 
-def _cumsum_vjp(g, out, x, *, axis, exclusive, reverse):
+def _cumsum_vjp(ns, g, out, x, *, axis, exclusive, reverse):
     # Linear: out = C x with C (strictly, if exclusive) triangular, so g_x = C^T g,
     # the same scan run the other way.
-    params = {"axis": axis, "exclusive": exclusive, "reverse": not reverse}
-    return (apply(_cumsum.op, (g,), params),)
+    return (ns.cumsum(g, axis=axis, exclusive=exclusive, reverse=not reverse),)
 
 
 _cumsum = defop("cumsum", _scan_forward(np.cumsum, 0), _cumsum_vjp)
 
 
-def _cumprod_vjp(g, out, x, *, axis, exclusive, reverse):
+def _cumprod_vjp(ns, g, out, x, *, axis, exclusive, reverse):
     # d out_i / d x_k is the product of the scanned x_j (j before i, or up to i)
     # except x_k, for k in the scan before i. Where no x up to and including k is
     # zero, that is out_i / x_k, so g_x = cumsum(g * out, other way) / x (what
@@ -753,23 +741,21 @@ def _cumprod_vjp(g, out, x, *, axis, exclusive, reverse):
     # same product with x_z replaced by 1; past z it is 0. No division by zero, so
     # the gradient is exact with zeros. Second derivatives there miss the terms
     # past z (their value is 0, their slope in x_z is not).
-    scan = {"axis": axis, "exclusive": exclusive}
-    back = {**scan, "reverse": not reverse}
-    total = apply(_cumsum.op, (multiply(g, out),), back)
-    zeros = equal(x, 0)
-    if not np.any(zeros._value):
-        return (truediv(total, x),)
-    zero_count = cast(zeros, x.dtype)
-    before = apply(
-        _cumsum.op, (zero_count,), {"axis": axis, "exclusive": True, "reverse": reverse}
+    total = ns.cumsum(g * out, axis=axis, exclusive=exclusive, reverse=not reverse)
+    zeros = ns.equal(x, 0)
+    if not np.any(ns.value(zeros)):
+        return (total / x,)
+    zero_count = ns.cast(zeros, dtype=ns.dtype(x))
+    before = ns.cumsum(zero_count, axis=axis, exclusive=True, reverse=reverse)
+    clean = ns.equal(before + zero_count, 0)
+    first = ns.logical_and(zeros, ns.equal(before, 0))
+    without_first = ns.where(first, 1, x)
+    others = ns.cumprod(without_first, axis=axis, exclusive=exclusive, reverse=reverse)
+    at_first = ns.cumsum(
+        g * others, axis=axis, exclusive=exclusive, reverse=not reverse
     )
-    clean = equal(before + zero_count, 0)
-    first = logical_and(zeros, equal(before, 0))
-    without_first = where(first, 1, x)
-    others = apply(_cumprod.op, (without_first,), {**scan, "reverse": reverse})
-    at_first = apply(_cumsum.op, (multiply(g, others),), back)
-    inside = truediv(total, where(clean, x, 1))
-    return (where(clean, inside, where(first, at_first, 0)),)
+    inside = total / ns.where(clean, x, 1)
+    return (ns.where(clean, inside, ns.where(first, at_first, 0)),)
 
 
 # A primitive: the product of the others has no division-free form in the other

@@ -1,13 +1,10 @@
-"""Ops that move elements without arithmetic: reshape, transpose, slicing, stacking,
-tiling, gathering, padding, masking, repeating and sorting.
+"""Ops that move elements without arithmetic: reshape, transpose, stacking,
+splitting, tiling, padding, masking, repeating and sorting; with the indexing ops
+(``indexing``) re-exported.
 
 Their VJPs move the cotangent back. Leading batch axes of ``g`` stay in front:
 ``reshape`` keeps ``g.shape[:nb]``, ``transpose`` shifts its permutation by
-``nb``, slicing prepends ``nb`` full slices to the index, and axes are otherwise
-counted from the end. Everything that picks elements by index (``getitem``,
-``gather``, ``gather_nd``) has one dense scatter-add as its VJP,
-``tensor_scatter_add``, whose own VJP picks the same elements again, so nested
-tapes work through indexing too.
+``nb``, and axes are otherwise counted from the end.
 """
 
 from __future__ import annotations
@@ -21,7 +18,8 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
-from ._util import nb, normalize_axes, unbroadcast, unbroadcast_array
+from ._util import check_axis, normalize_axes, static_shape
+from .indexing import gather, gather_nd, getitem, getitem_raw, slice_
 
 __all__ = [
     "TopKV2",
@@ -53,26 +51,16 @@ __all__ = [
 ]
 
 
-def _static_shape(shape: Any) -> tuple[int, ...]:
-    if isinstance(shape, (Tensor, Variable)):
-        shape = shape._value.tolist()
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(d) for d in shape)
-
-
 # -- reshape, transpose, expand_dims, squeeze ---------------------------------------
 
 _reshape = defop(
     "reshape",
-    lambda x, *, shape: np.reshape(x, shape),
-    lambda g, out, x, *, shape: (
-        reshape(g, g._value.shape[: nb(g, out)] + x._value.shape),
+    lambda x, *, shape: x.reshape(shape),
+    # The elements keep their order: g reshaped back (its batch axes kept).
+    lambda ns, g, out, x, *, shape: (
+        ns.reshape(g, shape=ns.shape(g)[: ns.nb(g, out)] + ns.shape(x)),
     ),
     saves=(),
-    raw_vjp=lambda g, out, x, *, shape: (
-        g.reshape(g.shape[: g.ndim - out.ndim] + x.shape),
-    ),
 )
 
 
@@ -87,7 +75,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
         TensorShape([2, 2])
     """
     x = convert_to_tensor(tensor)
-    new = _static_shape(shape)
+    new = static_shape(shape)
     if new == x._value.shape:
         return x
     if -1 not in new and int(np.prod(new, dtype=np.int64)) != x._value.size:
@@ -105,18 +93,13 @@ def _inverse_perm(perm: tuple, nbatch: int) -> tuple[int, ...]:
     return tuple(range(nbatch)) + tuple(int(p) + nbatch for p in inverse)
 
 
-def _transpose_vjp(g, out, x, *, perm):
-    return (transpose(g, _inverse_perm(perm, nb(g, out))),)
+def _transpose_vjp(ns, g, out, x, *, perm):
+    # A permutation's adjoint is its inverse.
+    return (ns.transpose(g, perm=_inverse_perm(perm, ns.nb(g, out))),)
 
 
 _transpose = defop(
-    "transpose",
-    lambda x, *, perm: np.transpose(x, perm),
-    _transpose_vjp,
-    saves=(),
-    raw_vjp=lambda g, out, x, *, perm: (
-        np.transpose(g, _inverse_perm(perm, g.ndim - out.ndim)),
-    ),
+    "transpose", lambda x, *, perm: x.transpose(perm), _transpose_vjp, saves=()
 )
 
 
@@ -129,7 +112,7 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False,
     """
     x = convert_to_tensor(a)
     ndim = x._value.ndim
-    perm = tuple(range(ndim - 1, -1, -1)) if perm is None else _static_shape(perm)
+    perm = tuple(range(ndim - 1, -1, -1)) if perm is None else static_shape(perm)
     if sorted(p % ndim if ndim else p for p in perm) != list(range(ndim)):
         raise InvalidArgumentError(
             f"transpose: perm {list(perm)} is not a permutation of the {ndim} axes of "
@@ -184,18 +167,15 @@ def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
 _broadcast_to = defop(
     "broadcast_to",
     lambda x, *, shape: np.broadcast_to(x, shape),
-    lambda g, out, x, *, shape: (unbroadcast(g, x._value.shape, nb(g, out)),),
+    lambda ns, g, out, x, *, shape: (ns.unbroadcast(g, x, out),),
     saves=(),
-    raw_vjp=lambda g, out, x, *, shape: (
-        unbroadcast_array(g, x.shape, g.ndim - out.ndim),
-    ),
 )
 
 
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``input`` broadcast to ``shape`` (NumPy rules); the VJP sums it back."""
     x = convert_to_tensor(input)
-    shape = _static_shape(shape)
+    shape = static_shape(shape)
     if shape == x._value.shape:
         return x
     return apply(_broadcast_to.op, (x,), {"shape": shape})
@@ -207,7 +187,9 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
 _stack = defop(
     "stack",
     lambda *xs, axis: np.stack(xs, axis=axis),
-    lambda g, out, *xs, axis: tuple(unstack(g, axis=axis - out._value.ndim)),
+    # The adjoint of joining is splitting: g unstacked on the new axis (after
+    # g's batch axes).
+    lambda ns, g, out, *xs, axis: ns.unstack(g, axis=axis + ns.nb(g, out)),
 )
 
 
@@ -230,7 +212,7 @@ def stack(values: list, axis: int = 0, name: str | None = None) -> Tensor:
 _unstack = defop(
     "unstack",
     lambda x, *, axis: tuple(np.moveaxis(x, axis, 0)),
-    lambda g, out, x, *, axis: (stack(list(g), axis=axis - x._value.ndim),),
+    lambda ns, g, out, x, *, axis: (ns.stack(*g, axis=axis + ns.nb(g[0], out[0])),),
     multi_output=True,
 )
 
@@ -251,12 +233,12 @@ def unstack(value: Any, num: int | None = None, axis: int = 0,
     return list(apply(_unstack.op, (x,), {"axis": axis}))
 
 
-def _concat_vjp(g, out, *xs, axis):
+def _concat_vjp(ns, g, out, *xs, axis):
     # axis counted from the end keeps leading batch axes of g out of the way
-    from_end = axis - out._value.ndim
-    sizes = [x._value.shape[axis] for x in xs]
-    bounds = np.cumsum(sizes)[:-1].tolist()
-    return tuple(_split_at(g, bounds, from_end))
+    from_end = axis - ns.ndim(out)
+    sizes = [ns.shape(x)[axis] for x in xs]
+    bounds = tuple(np.cumsum(sizes)[:-1].tolist())
+    return tuple(ns.split(g, bounds=bounds, axis=from_end))
 
 
 def _split_forward(x: np.ndarray, *, bounds: tuple, axis: int) -> tuple:
@@ -266,7 +248,8 @@ def _split_forward(x: np.ndarray, *, bounds: tuple, axis: int) -> tuple:
 _split_at_op = defop(
     "split",
     _split_forward,
-    lambda g, out, x, *, bounds, axis: (concat(list(g), axis=axis),),
+    # axis counts from the end; concat takes it from the start of g's pieces
+    lambda ns, g, out, x, *, bounds, axis: (ns.concat(*g, axis=axis + ns.ndim(g[0])),),
     multi_output=True,
 )
 
@@ -299,148 +282,6 @@ def concat(values: list, axis: int, name: str | None = None) -> Tensor:
     if len(items) == 1:
         return items[0]
     return apply(_concat.op, items, {"axis": axis % ndim})
-
-
-# -- indexing ----------------------------------------------------------------------
-
-
-def _index_item(item: Any) -> Any:
-    if isinstance(item, (Tensor, Variable)):
-        item = item._value
-    if isinstance(item, slice):
-        return slice(*(None if v is None else int(v) for v in
-                       (item.start, item.stop, item.step)))  # fmt: skip
-    if item is None or item is Ellipsis:
-        return item
-    if isinstance(item, (bool, np.bool_)):
-        raise TypeError("A single boolean is not a valid index; use a boolean mask.")
-    if isinstance(item, (int, np.integer)):
-        return int(item)
-    array = np.asarray(item)
-    if array.dtype.kind == "b":
-        return array
-    if array.size == 0 and array.dtype.kind == "f":
-        array = array.astype(np.int64)  # x[[]]: an empty list of indices
-    if array.dtype.kind not in "iu":
-        raise TypeError(
-            f"Only integers, slices, ..., None and integer or boolean arrays are valid "
-            f"indices, got {item!r}."
-        )
-    return int(array) if array.ndim == 0 else array.astype(np.int64)
-
-
-def _normalize_key(key: Any) -> tuple:
-    items = key if isinstance(key, tuple) else (key,)
-    out = []
-    for item in map(_index_item, items):
-        if isinstance(item, np.ndarray) and item.dtype.kind == "b":
-            out.extend(np.nonzero(item))  # a mask indexes like its coordinates
-        else:
-            out.append(item)
-    return tuple(out)
-
-
-def _is_advanced(item: Any) -> bool:
-    return isinstance(item, np.ndarray)
-
-
-def _scatter_forward(
-    g: np.ndarray, *, shape: tuple, key: tuple, nbatch: int
-) -> np.ndarray:
-    batch = g.shape[:nbatch]
-    z = np.zeros(batch + shape, dtype=g.dtype)
-    full = (slice(None),) * nbatch + key
-    if any(_is_advanced(k) for k in key):
-        np.add.at(z, full, g)  # repeated indices accumulate
-    else:
-        z[full] = g
-    return z
-
-
-def _scatter_vjp(g, out, x, *, shape, key, nbatch):
-    # g: extra batch axes + out.shape; out = batch(nbatch) + shape
-    n = nb(g, out)
-    return (_getitem_raw(g, (slice(None),) * (n + nbatch) + key),)
-
-
-_scatter = defop("tensor_scatter_add", _scatter_forward, _scatter_vjp)
-
-
-def _getitem_vjp(g, out, x, *, key):
-    n = nb(g, out)
-    return (
-        apply(_scatter.op, (g,), {"shape": x._value.shape, "key": key, "nbatch": n}),
-    )
-
-
-_strided_slice = defop(
-    "strided_slice", lambda x, *, key: x[key], _getitem_vjp, saves=()
-)
-
-
-def _getitem_raw(x: Tensor, key: tuple) -> Tensor:
-    return apply(_strided_slice.op, (x,), {"key": key})
-
-
-def getitem(tensor: Any, key: Any) -> Tensor:
-    """``tensor[key]`` with NumPy's indexing.
-
-    Supports ints, slices (any step, negative too), ``None`` (``tf.newaxis``),
-    ``...``, and integer arrays, lists, int tensors or boolean masks, as long as
-    those (with any ints among them) sit next to each other in the key. The
-    gradient scatters ``g`` back; repeated indices accumulate.
-
-    Args:
-        tensor: the tensor to index.
-        key: the index, as for a NumPy array.
-
-    Returns:
-        The selected elements.
-
-    Raises:
-        IndexError: if an index is out of range.
-        TypeError: for an index of an unsupported type, or integer-array indices
-            separated by a slice, ``None`` or ``...``.
-
-    Example:
-        >>> x = convert_to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-        >>> getitem(x, (slice(None), slice(None, None, -1))).numpy()
-        array([[3., 2., 1.],
-               [6., 5., 4.]], dtype=float32)
-        >>> getitem(x, (1, [0, 0, 2])).numpy()
-        array([4., 4., 6.], dtype=float32)
-    """
-    x = convert_to_tensor(tensor)
-    key = _normalize_key(key)
-    if any(_is_advanced(k) for k in key):
-        # NumPy broadcasts ints together with arrays; if such a group is split by
-        # a slice, None or ..., it moves the group's axes to the front, and a
-        # batched cotangent (with leading slices added) would move differently.
-        grouped = [
-            i for i, k in enumerate(key) if _is_advanced(k) or isinstance(k, int)
-        ]
-        if grouped[-1] - grouped[0] + 1 != len(grouped):
-            raise TypeError(
-                "Integer-array indices (and plain integers used with them) separated "
-                "by a slice, None or ... are not supported: NumPy would move their "
-                "axes to the front. Index in two steps, or use tf.gather."
-            )
-    try:
-        return _getitem_raw(x, key)
-    except InvalidArgumentError as err:
-        raise IndexError(f"Index out of range: {err}") from None
-
-
-def _check_axis(axis: Any, ndim: int, op_name: str) -> int:
-    """``axis`` as a non-negative int, or InvalidArgumentError naming the range."""
-    axis = int(axis)
-    if not -ndim <= axis < ndim:
-        raise InvalidArgumentError(
-            f"{op_name}: axis {axis} is out of range for a tensor of rank {ndim}; use "
-            f"an axis in [{-ndim}, {ndim}).",
-            op=op_name,
-        )
-    return axis % ndim
 
 
 # -- split -------------------------------------------------------------------------
@@ -513,7 +354,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
     """
     x = convert_to_tensor(value)
     ndim = x._value.ndim
-    axis = _check_axis(axis, ndim, "split")
+    axis = check_axis(axis, ndim, "split")
     sizes = _split_sizes(num_or_size_splits, x._value.shape[axis], axis)
     if num is not None and int(num) != len(sizes):
         raise ValueError(f"split: num={num} but the split gives {len(sizes)} pieces.")
@@ -525,17 +366,15 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = 
 # -- tile --------------------------------------------------------------------------
 
 
-def _tile_vjp(g, out, x, *, multiples):
+def _tile_vjp(ns, g, out, x, *, multiples):
     # out[k * d + j] = x[j] along each axis: view g as (m_0, d_0, m_1, d_1, ...)
-    # and sum the repeat axes, counted from the end.
-    from .reduce import reduce_sum
-
-    shape = x._value.shape
-    batch = g._value.shape[: nb(g, out)]
+    # and sum the repeat axes.
+    shape = ns.shape(x)
+    batch = ns.shape(g)[: ns.nb(g, out)]
     interleaved = tuple(n for m, d in zip(multiples, shape) for n in (m, d))
-    rank_ = len(shape)
-    repeats = tuple(2 * i - 2 * rank_ for i in range(rank_))
-    return (reduce_sum(reshape(g, batch + interleaved), axis=repeats),)
+    repeats = tuple(len(batch) + 2 * i for i in range(len(shape)))
+    viewed = ns.reshape(g, shape=batch + interleaved)
+    return (ns.reduce_sum(viewed, axes=repeats, keepdims=False),)
 
 
 _tile = defop("tile", lambda x, *, multiples: np.tile(x, multiples), _tile_vjp)
@@ -562,7 +401,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
                [1., 2., 1., 2.]], dtype=float32)
     """
     x = convert_to_tensor(input)
-    reps = _static_shape(multiples)
+    reps = static_shape(multiples)
     ndim = x._value.ndim
     if len(reps) != ndim:
         raise InvalidArgumentError(
@@ -580,238 +419,13 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
     return apply(_tile.op, (x,), {"multiples": reps})
 
 
-# -- gather, gather_nd -------------------------------------------------------------
-#
-# Both reshape params so that one NumPy advanced index (the "key") picks the
-# result, with the index arrays adjacent and first: params.reshape(flat)[key] has
-# shape `keyed`, reshaped to the result. The VJP reshapes g to `keyed` and
-# scatter-adds it into zeros of shape `flat` (np.add.at: repeated indices
-# accumulate); that scatter's own VJP indexes with the same key again.
-
-
-def _gather_plan(pshape: tuple, indices: np.ndarray, *, axis: int,
-                 batch_dims: int) -> tuple:  # fmt: skip
-    batch = int(np.prod(pshape[:batch_dims], dtype=np.int64))
-    pre = int(np.prod(pshape[batch_dims:axis], dtype=np.int64))
-    post = int(np.prod(pshape[axis + 1 :], dtype=np.int64))
-    picked = int(np.prod(indices.shape[batch_dims:], dtype=np.int64))
-    flat = (batch, pre, pshape[axis], post)
-    key = (
-        np.arange(batch)[:, None, None],
-        np.arange(pre)[None, :, None],
-        indices.reshape(batch, 1, picked).astype(np.int64),
-    )
-    keyed = (batch, pre, picked, post)
-    result = pshape[:axis] + indices.shape[batch_dims:] + pshape[axis + 1 :]
-    return flat, key, keyed, result
-
-
-def _gather_nd_plan(pshape: tuple, indices: np.ndarray, *, batch_dims: int) -> tuple:
-    depth = indices.shape[-1]
-    batch = int(np.prod(pshape[:batch_dims], dtype=np.int64))
-    picked = int(np.prod(indices.shape[batch_dims:-1], dtype=np.int64))
-    rest = pshape[batch_dims + depth :]
-    flat = (batch,) + pshape[batch_dims:]
-    coords = indices.reshape(batch, picked, depth).astype(np.int64)
-    key = (np.arange(batch)[:, None],) + tuple(coords[..., j] for j in range(depth))
-    keyed = (batch, picked) + rest
-    result = indices.shape[:-1] + rest
-    return flat, key, keyed, result
-
-
-def _indexed_forward(plan):
-    def forward(params: np.ndarray, indices: np.ndarray, **static: Any) -> np.ndarray:
-        flat, key, _, result = plan(params.shape, indices, **static)
-        return params.reshape(flat)[key].reshape(result)
-
-    return forward
-
-
-def _indexed_vjp(plan):
-    def vjp(g, out, params, indices, **static):
-        pshape = params._value.shape
-        flat, key, keyed, _ = plan(pshape, indices._value, **static)
-        n = nb(g, out)
-        batch = g._value.shape[:n]
-        dense = apply(
-            _scatter.op,
-            (reshape(g, batch + keyed),),
-            {"shape": flat, "key": key, "nbatch": n},
-        )
-        return reshape(dense, batch + pshape)
-
-    return vjp
-
-
-_gather = defop(
-    "gather",
-    _indexed_forward(_gather_plan),
-    (_indexed_vjp(_gather_plan), None),
-    same_dtype=False,
-)
-_gather_nd = defop(
-    "gather_nd",
-    _indexed_forward(_gather_nd_plan),
-    (_indexed_vjp(_gather_nd_plan), None),
-    same_dtype=False,
-)
-
-
-def _int_indices(indices: Any, op_name: str) -> Tensor:
-    t = convert_to_tensor(indices)
-    if t._value.dtype not in (np.int32, np.int64):
-        raise TypeError(
-            f"{op_name}: indices must be int32 or int64, got {t.dtype.name}. Cast "
-            "them: tf.cast(indices, tf.int32)."
-        )
-    return t
-
-
-def _first_bad(bad: np.ndarray) -> tuple[int, ...] | None:
-    if not bad.any():
-        return None
-    return tuple(int(i) for i in np.argwhere(bad)[0])
-
-
-def _check_batch_dims(batch_dims: Any, p: Tensor, idx: Tensor, op_name: str) -> int:
-    bd = int(batch_dims)
-    if bd < 0:
-        bd += idx._value.ndim
-    pshape, ishape = p._value.shape, idx._value.shape
-    if not 0 <= bd <= idx._value.ndim or bd > p._value.ndim:
-        raise InvalidArgumentError(
-            f"{op_name}: batch_dims={batch_dims} must be in [-{idx._value.ndim}, "
-            f"{idx._value.ndim}] for indices of rank {idx._value.ndim} and at most "
-            f"the rank of params ({p._value.ndim}).",
-            op=op_name,
-        )
-    if pshape[:bd] != ishape[:bd]:
-        raise InvalidArgumentError(
-            f"{op_name}: params.shape[:{bd}] = {list(pshape[:bd])} must equal "
-            f"indices.shape[:{bd}] = {list(ishape[:bd])} (batch_dims={bd}).",
-            op=op_name,
-        )
-    return bd
-
-
-def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
-           batch_dims: int = 0, name: str | None = None) -> Tensor:  # fmt: skip
-    """Pick slices of ``params`` along ``axis`` at ``indices`` (any shape).
-
-    The result has shape ``params.shape[:axis] + indices.shape[batch_dims:] +
-    params.shape[axis + 1:]``. The gradient is dense (TensorFlow returns
-    ``IndexedSlices``; the values are the same) and repeated indices accumulate.
-
-    Args:
-        params: the tensor to pick from.
-        indices: int32 or int64 indices into ``params.shape[axis]``.
-        validate_indices: ignored, as in TensorFlow 2.
-        axis: the axis to gather along; defaults to ``batch_dims``.
-        batch_dims: leading axes shared by ``params`` and ``indices``, gathered
-            element by element.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The gathered tensor, in ``params``' dtype.
-
-    Raises:
-        InvalidArgumentError: if an index is negative or out of range (as on
-            TensorFlow's CPU), or ``axis``/``batch_dims`` do not fit.
-        TypeError: if ``indices`` are not integers.
-
-    Example:
-        >>> gather([10.0, 20.0, 30.0], [2, 0, 2]).numpy()
-        array([30., 10., 30.], dtype=float32)
-        >>> gather([[1.0, 2.0], [3.0, 4.0]], [1], axis=1).numpy()
-        array([[2.],
-               [4.]], dtype=float32)
-    """
-    p = convert_to_tensor(params)
-    idx = _int_indices(indices, "gather")
-    bd = _check_batch_dims(batch_dims, p, idx, "gather")
-    ndim = p._value.ndim
-    ax = _check_axis(bd if axis is None else axis, ndim, "gather")
-    if ax < bd:
-        raise InvalidArgumentError(
-            f"gather: batch_dims ({bd}) must be less than or equal to axis ({ax}).",
-            op="gather",
-        )
-    size = p._value.shape[ax]
-    where = _first_bad((idx._value < 0) | (idx._value >= size))
-    if where is not None:
-        raise InvalidArgumentError(
-            f"indices[{','.join(map(str, where))}] = {idx._value[where]} is not in "
-            f"[0, {size}) (axis {ax} of params with shape {list(p._value.shape)}). "
-            "Negative indices do not wrap around in tf.gather.",
-            op="gather",
-        )
-    return apply(_gather.op, (p, idx), {"axis": ax, "batch_dims": bd})
-
-
-def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
-              name: str | None = None) -> Tensor:  # fmt: skip
-    """Pick elements or slices of ``params`` by coordinates in the last axis of
-    ``indices``.
-
-    ``indices[..., :]`` holds ``k`` coordinates into the first ``k`` axes of
-    ``params`` (after ``batch_dims``); the result has shape
-    ``indices.shape[:-1] + params.shape[batch_dims + k:]``. Repeated coordinates
-    accumulate in the gradient.
-
-    Args:
-        params: the tensor to pick from.
-        indices: int32 or int64 coordinates, with the coordinates in the last axis.
-        batch_dims: leading axes shared by ``params`` and ``indices``.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The gathered tensor, in ``params``' dtype.
-
-    Raises:
-        InvalidArgumentError: if a coordinate is out of range, or the shapes do
-            not fit.
-        TypeError: if ``indices`` are not integers.
-
-    Example:
-        >>> gather_nd([[1.0, 2.0], [3.0, 4.0]], [[1, 0], [0, 1]]).numpy()
-        array([3., 2.], dtype=float32)
-    """
-    p = convert_to_tensor(params)
-    idx = _int_indices(indices, "gather_nd")
-    ishape, pshape = idx._value.shape, p._value.shape
-    if not ishape:
-        raise InvalidArgumentError(
-            "gather_nd: indices must have rank >= 1 (coordinates in the last axis); "
-            "wrap a single coordinate in a list: [[i, j]].",
-            op="gather_nd",
-        )
-    bd = _check_batch_dims(batch_dims, p, idx, "gather_nd")
-    depth = ishape[-1]
-    if bd >= len(ishape) or depth > len(pshape) - bd:
-        raise InvalidArgumentError(
-            f"gather_nd: indices.shape[-1] = {depth} must be at most the rank of "
-            f"params after batch_dims ({len(pshape) - bd}, params shape "
-            f"{list(pshape)}), and indices need an axis beyond batch_dims={bd}.",
-            op="gather_nd",
-        )
-    limits = np.asarray(pshape[bd : bd + depth], dtype=np.int64)
-    where = _first_bad(np.any((idx._value < 0) | (idx._value >= limits), axis=-1))
-    if where is not None:
-        raise InvalidArgumentError(
-            f"indices[{','.join(map(str, where))}] = {idx._value[where].tolist()} "
-            f"does not index into param shape {list(pshape)}.",
-            op="gather_nd",
-        )
-    return apply(_gather_nd.op, (p, idx), {"batch_dims": bd})
-
-
 # -- pad, reverse ------------------------------------------------------------------
 
 
-def _pad_vjp(g, out, x, *, paddings, constant):
+def _pad_vjp(ns, g, out, x, *, paddings, constant):
     # the cotangent of the input is the middle of g; Ellipsis keeps batch axes
-    middle = tuple(slice(lo, lo + d) for (lo, _), d in zip(paddings, x._value.shape))
-    return (_getitem_raw(g, (Ellipsis,) + middle),)
+    middle = tuple(slice(lo, lo + d) for (lo, _), d in zip(paddings, ns.shape(x)))
+    return (ns.strided_slice(g, key=(Ellipsis,) + middle),)
 
 
 _pad = defop(
@@ -835,13 +449,13 @@ def _mirror_pad(x: Tensor, paddings: tuple, reflect: bool) -> Tensor:
         parts = []
         if lo:
             stop = shift - 1 if shift else None
-            parts.append(_getitem_raw(x, lead + (slice(lo - 1 + shift, stop, -1),)))
+            parts.append(getitem_raw(x, lead + (slice(lo - 1 + shift, stop, -1),)))
         parts.append(x)
         if hi:
             start = dim - 1 - shift
             stop = start - hi
             parts.append(
-                _getitem_raw(x, lead + (slice(start, stop if stop >= 0 else None, -1),))
+                getitem_raw(x, lead + (slice(start, stop if stop >= 0 else None, -1),))
             )
         x = concat(parts, axis=axis)
     return x
@@ -924,8 +538,9 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
 _reverse = defop(
     "reverse",
     lambda x, *, axes: np.flip(x, axes),
-    lambda g, out, x, *, axes: (
-        _reverse(g, axes=tuple(a - x._value.ndim for a in axes)),
+    # A reversal is its own adjoint; axes counted from the end skip g's batch axes.
+    lambda ns, g, out, x, *, axes: (
+        ns.reverse(g, axes=tuple(a % ns.ndim(x) - ns.ndim(x) for a in axes)),
     ),
 )
 
@@ -951,8 +566,8 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     ndim = x._value.ndim
-    items = _static_shape(axis)
-    axes = tuple(_check_axis(a, ndim, "reverse") for a in items)
+    items = static_shape(axis)
+    axes = tuple(check_axis(a, ndim, "reverse") for a in items)
     if len(set(axes)) != len(axes):
         raise InvalidArgumentError(
             f"reverse: axis {list(items)} names an axis more than once; list each "
@@ -1021,64 +636,7 @@ def rank(input: Any, name: str | None = None) -> Tensor:
     return Tensor(np.asarray(len(_shape_of(input)), dtype=np.int32))
 
 
-# -- slice, boolean_mask, repeat (composed of strided_slice and gather) -------------
-
-
-def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:
-    """The block of ``input_`` that starts at ``begin`` and has shape ``size``.
-
-    This is ``tf.slice``, named ``slice_`` here so that Python's ``slice`` stays usable
-    in this module. A size of -1 takes everything from ``begin`` to the end of that
-    axis. The gradient puts ``g`` back into zeros at the block's place.
-
-    Args:
-        input_: the tensor to slice.
-        begin: one start index per axis.
-        size: one length per axis; -1 for "to the end".
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of shape ``size`` (with -1 entries filled in).
-
-    Raises:
-        InvalidArgumentError: if ``begin`` or ``size`` does not have one entry per
-            axis, or the block does not fit inside ``input_``.
-
-    Example:
-        >>> t = convert_to_tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-        >>> slice_(t, [0, 1], [2, -1]).numpy()
-        array([[2., 3.],
-               [5., 6.]], dtype=float32)
-    """
-    x = convert_to_tensor(input_)
-    starts, sizes = _static_shape(begin), _static_shape(size)
-    dims = x._value.shape
-    if len(starts) != len(dims) or len(sizes) != len(dims):
-        raise InvalidArgumentError(
-            f"Expected begin and size arguments to be 1-D tensors of size "
-            f"{len(dims)}, but got shapes [{len(starts)}] and [{len(sizes)}] instead "
-            f"(input shape {list(dims)}): give one entry per axis.",
-            op="slice",
-        )
-    key = []
-    for i, (start, length, dim) in enumerate(zip(starts, sizes, dims)):
-        if not 0 <= start <= dim:
-            raise InvalidArgumentError(
-                f"Expected begin[{i}] in [0, {dim}], but got {start} (input shape "
-                f"{list(dims)}). Negative starts do not wrap around in tf.slice.",
-                op="slice",
-            )
-        if length == -1:
-            length = dim - start
-        if not 0 <= length <= dim - start:
-            raise InvalidArgumentError(
-                f"Expected size[{i}] in [0, {dim - start}], but got {length}: the "
-                f"block starting at {start} must fit in an axis of size {dim}. Use "
-                "-1 to take the rest of the axis.",
-                op="slice",
-            )
-        key.append(builtins.slice(start, start + length))
-    return _getitem_raw(x, tuple(key))
+# -- boolean_mask, repeat (composed of reshape and gather) -------------------------
 
 
 def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
@@ -1171,7 +729,7 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
         x = reshape(x, (x._value.size,))
         ax = 0
     else:
-        ax = _check_axis(axis, x._value.ndim, "repeat")
+        ax = check_axis(axis, x._value.ndim, "repeat")
     if isinstance(repeats, (Tensor, Variable)):
         repeats = repeats._value
     counts = np.asarray(repeats)
@@ -1324,7 +882,7 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     """
     x = convert_to_tensor(values)
     descending = _sort_direction(direction)
-    ax = _check_axis(axis, x._value.ndim, "argsort")
+    ax = check_axis(axis, x._value.ndim, "argsort")
     params = {"axis": ax, "descending": descending, "dtype": np.dtype(np.int32)}
     return apply(_argsort.op, (x,), params)
 
@@ -1355,7 +913,7 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     """
     x = convert_to_tensor(values)
     order = argsort(x, axis, direction)
-    return _take_along(x, order._value, _check_axis(axis, x._value.ndim, "sort"))
+    return _take_along(x, order._value, check_axis(axis, x._value.ndim, "sort"))
 
 
 class TopKV2(NamedTuple):
@@ -1420,6 +978,6 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
     ndim = len(shape)
     params = {"axis": ndim - 1, "descending": True, "dtype": index_dtype._np}
     order = apply(_argsort.op, (x,), params)
-    indices = _getitem_raw(order, (Ellipsis, builtins.slice(0, count)))
+    indices = getitem_raw(order, (Ellipsis, builtins.slice(0, count)))
     values = gather(x, indices, axis=ndim - 1, batch_dims=ndim - 1)
     return TopKV2(values, indices)

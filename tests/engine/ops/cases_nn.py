@@ -15,8 +15,10 @@ from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine import Tensor
 from tapemagic.engine.op import apply
+from tapemagic.engine.ops import _image as I
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import nn as N
+from tapemagic.engine.ops import pooling as P
 
 from .gradcheck import Case, broadcast_shapes, shapes, unary_shapes
 
@@ -240,7 +242,7 @@ def _pool_extra(data, shapes) -> tuple:
 
 def _pool_params(in_hw, ksize, strides, padding) -> dict:
     ksize, strides = tuple(ksize), tuple(strides)
-    pads = N._padding_amounts(padding, in_hw, ksize, strides, (1, 1), "NHWC")
+    pads = I._padding_amounts(padding, in_hw, ksize, strides, (1, 1), "NHWC")
     return {"ksize": ksize, "strides": strides, "pads": pads}
 
 
@@ -263,7 +265,7 @@ def _pooled_input_extra(data, shapes) -> tuple:
 
 def _max_pool_grad(g, x, ksize, strides, padding):
     params = _pool_params(x.shape[1:3], ksize, strides, padding)
-    return apply(N._max_pool_grad.op, (Tensor(x), g), params)
+    return apply(P._max_pool_grad.op, (Tensor(x), g), params)
 
 
 def _max_pool_grad_grad_extra(data, shapes) -> tuple:
@@ -275,13 +277,13 @@ def _max_pool_grad_grad_extra(data, shapes) -> tuple:
 
 def _max_pool_grad_grad(c, x, ksize, strides, padding):
     params = _pool_params(x.shape[1:3], ksize, strides, padding)
-    return apply(N._max_pool_grad_grad.op, (Tensor(x), c), params)
+    return apply(P._max_pool_grad_grad.op, (Tensor(x), c), params)
 
 
 def _avg_pool_grad(g, x, ksize, strides, padding):
     params = _pool_params(x.shape[1:3], ksize, strides, padding)
     params["in_hw"] = x.shape[1:3]
-    return apply(N._avg_pool_grad.op, (g,), params)
+    return apply(P._avg_pool_grad.op, (g,), params)
 
 
 @st.composite

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine.op import apply
+from tapemagic.engine.ops import indexing as I
 from tapemagic.engine.ops import shape as S
 
 from .gradcheck import Case, unary_shapes
@@ -168,7 +169,7 @@ def _scatter_args(data, shapes) -> tuple:
 
 def _scatter_add(g, target, key):
     # np.add.at semantics; the raw op is what getitem's and gather's VJPs use
-    return apply(S._scatter.op, (g,), {"shape": target, "key": key, "nbatch": 0})
+    return apply(I._scatter.op, (g,), {"shape": target, "key": key, "nbatch": 0})
 
 
 def _multiples(data, shapes) -> tuple:

@@ -1,10 +1,11 @@
-"""The two sweeps: VJPs on arrays when nothing records, engine-op VJPs otherwise.
+"""The two sweeps: VJPs on arrays when nothing records, on engine ops otherwise.
 
-A gradient that no tape records and no explanation log follows runs each op's
-``raw_vjp`` on NumPy arrays; under a recording tape the VJPs run as engine ops,
-so the outer tape can differentiate them again. Both must give the same
-gradients in the same dtypes (the gradient checker compares them for every op in
-float64; here in float32, the dtype courses use).
+Every VJP is written once, against a namespace (engine/namespace.py). A gradient
+that no tape records and no explanation log follows runs each VJP on NumPy
+arrays; under a recording tape the same VJPs run as engine ops, so the outer tape
+can differentiate them again. Both must give the same gradients in the same
+dtypes (the gradient checker compares them for every op, in float64 and in
+float32; here on whole programs in float32, the dtype courses use).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import numpy as np
 import pytest
 
 import tapemagic.tf as tf
-from tapemagic.engine import OP_TABLE, GradientTape, Variable, context
+from tapemagic.engine import OP_TABLE, GradientTape, Variable, context, custom_gradient
+from tapemagic.engine.namespace import ARRAYS, TENSORS
 
 
 def _programs():
@@ -66,8 +68,8 @@ def test_array_and_engine_sweeps_agree_in_float32(name, fn, values, used):
 
 
 def test_a_first_order_gradient_runs_no_engine_ops():
-    # Every tensor takes an id from one counter: an unrecorded sweep of raw VJPs
-    # makes one tensor per gradient returned, not one per VJP op.
+    # Every tensor takes an id from one counter: an unrecorded sweep of VJPs on
+    # arrays makes one tensor per gradient returned, not one per VJP op.
     x = Variable(np.linspace(0.1, 1.0, 8).astype(np.float32))
     w = Variable(np.ones((8, 8), np.float32))
     with GradientTape(persistent=True) as tape:
@@ -84,32 +86,54 @@ def test_a_first_order_gradient_runs_no_engine_ops():
     assert context.new_id() - before > 100  # engine ops: a tensor each
 
 
-def test_the_hot_ops_have_array_vjps():
-    hot = [
-        "add", "subtract", "multiply", "truediv", "negative", "square", "sqrt",
-        "exp", "log", "sin", "cos", "tanh", "sigmoid", "abs", "pow", "identity",
-        "cast", "matmul", "reduce_sum", "reduce_mean", "reshape", "transpose",
-        "broadcast_to", "relu", "softmax", "log_softmax",
-        "sparse_softmax_cross_entropy_with_logits",
-        "softmax_cross_entropy_with_logits",
-    ]  # fmt: skip
-    missing = [name for name in hot if OP_TABLE[name].raw_vjp is None]
-    assert not missing
+def test_every_op_is_in_both_namespaces():
+    for name, op in OP_TABLE.items():
+        assert getattr(ARRAYS, name) is op.forward, name
+        # the op's function, or (where) its TensorFlow wrapper
+        assert getattr(getattr(TENSORS, name), "op", op) is op, name
+        assert op.on_arrays, name
 
 
-def test_ops_without_an_array_vjp_still_run_in_an_array_sweep():
-    # gather and concat have only engine VJPs: the array sweep wraps them
+def test_indexing_and_joining_run_on_arrays_too():
     x = Variable(np.arange(6, dtype=np.float32))
     with GradientTape() as tape:
         parts = tf.concat([tf.gather(x, [0, 2, 2]) * 3.0, x[4:] ** 2], axis=0)
-        loss = tf.reduce_sum(parts)
-    np.testing.assert_array_equal(tape.gradient(loss, x).numpy(), [3, 0, 6, 0, 8, 10])
+        loss = tf.reduce_sum(tf.stack(tf.unstack(parts)))
+    before = context.new_id()
+    grad = tape.gradient(loss, x)
+    assert context.new_id() - before <= 3  # the seed and the gradient
+    np.testing.assert_array_equal(grad.numpy(), [3, 0, 6, 0, 8, 10])
+
+
+def test_a_custom_gradient_runs_on_wrapped_arrays_in_an_array_sweep():
+    @custom_gradient
+    def halved(x):
+        def grad(g):
+            return g * 0.5
+
+        return x * 3.0, grad
+
+    x = Variable(np.arange(3, dtype=np.float32))
+    with GradientTape() as tape:
+        loss = tf.reduce_sum(tf.sin(halved(x)))
+    grad = tape.gradient(loss, x)
+    assert grad.dtype == tf.float32
+    np.testing.assert_allclose(grad.numpy(), 0.5 * np.cos(3 * np.arange(3)), 1e-6)
+
+
+def test_an_error_in_an_array_vjp_is_the_engine_error():
+    # det's gradient inverts the matrix: singular, it raises as on tensors
+    x = Variable(np.array([[1.0, 2.0], [2.0, 4.0]]))
+    with GradientTape() as tape:
+        y = tf.linalg.det(x)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="inv"):
+        tape.gradient(y, x)
 
 
 def test_both_sweeps_give_the_same_bits_for_an_input_used_twice():
-    # concat has no array VJP: its engine VJP runs on wrapped arrays and must sum
-    # x's two cotangents onto what x already has in the tensor sweep's order
-    # (found by the engine fuzzer: sums in another order differ in the last bit).
+    # concat's VJP gives x two cotangents; both sweeps must add them onto what x
+    # already has in the same order (found by the engine fuzzer: sums in another
+    # order differ in the last bit).
     rng = np.random.default_rng(3)
     x = Variable(rng.standard_normal((2, 1)))
     with GradientTape(persistent=True) as tape:

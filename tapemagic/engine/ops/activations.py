@@ -1,0 +1,295 @@
+"""Activations that are primitives: relu and its kin, softplus and erf.
+
+(The activations composed of other ops, such as gelu, are in ``nn``.)
+
+Kinks follow TensorFlow: ``relu'(0) = 0``, ``leaky_relu'(0) = alpha``,
+``elu'(0) = 1``. Softplus is computed in a form that stays finite at extreme
+inputs (+-1000), and so is its gradient.
+"""
+
+from __future__ import annotations
+
+import math as _pymath
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..op import apply, defop
+from ..tensor import Tensor, convert_to_tensor
+from ._util import float_tensor
+from .math import cast
+
+__all__ = [
+    "elu",
+    "erf",
+    "leaky_relu",
+    "relu",
+    "relu6",
+    "relu_grad",
+    "selu",
+    "softplus",
+]
+
+
+# NOTE: relu'(0) = 0, as in TensorFlow. Its ReluGrad kernel multiplies g by the
+# mask (out > 0), so NaN or Inf in g stays NaN where masked, as here; a multiply is
+# also many times faster than np.where on a random mask.
+relu_grad = defop(
+    "relu_grad",
+    lambda out, g: g * (out > 0),
+    (
+        # piecewise constant in out: zeros, as TensorFlow's ReluGradGrad gives
+        lambda ns, gg, r, out, g: ns.constant(
+            np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(out), ns.dtype(out))
+        ),
+        # linear in g
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.relu_grad(out, gg), g, r),
+    ),
+)
+_relu = defop(
+    "relu",
+    lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    lambda ns, g, out, x: (ns.relu_grad(out, g),),
+    saves=("out",),
+)
+
+
+def relu(features: Any, name: str | None = None) -> Tensor:
+    """Rectified linear unit: ``max(features, 0)``. The gradient at 0 is 0.
+
+    Args:
+        features: a numeric tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Example:
+        >>> relu([-1.0, 0.0, 2.0]).numpy()
+        array([0., 0., 2.], dtype=float32)
+    """
+    return _relu(features)
+
+
+# NOTE: TensorFlow's Relu6Grad passes g only strictly inside (0, 6): 0 at both kinks.
+_relu6 = defop(
+    "relu6",
+    lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
+    lambda ns, g, out, x: (
+        ns.where(ns.logical_and(ns.greater(x, 0), ns.less(x, 6)), g, 0),
+    ),
+)
+
+
+def relu6(features: Any, name: str | None = None) -> Tensor:
+    """``min(max(features, 0), 6)``. The gradient is 0 at 0 and at 6.
+
+    Args:
+        features: a numeric tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Example:
+        >>> relu6([-1.0, 3.0, 9.0]).numpy()
+        array([0., 3., 6.], dtype=float32)
+    """
+    return _relu6(features)
+
+
+# NOTE: leaky_relu'(0) = alpha, as in TensorFlow (LeakyReluGrad: x > 0 ? g : g*alpha).
+_leaky_relu = defop(
+    "leaky_relu",
+    lambda x, *, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)),
+    lambda ns, g, out, x, *, alpha: (ns.where(ns.greater(x, 0), g, g * alpha),),
+)
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    """``features`` where positive, else ``alpha * features``.
+
+    The gradient at 0 is ``alpha``, as in TensorFlow. Integer inputs are cast to
+    float32 first, as TensorFlow does.
+
+    Args:
+        features: a numeric tensor.
+        alpha: the slope for negative inputs.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A floating-point tensor of the input's shape.
+
+    Example:
+        >>> leaky_relu([-1.0, 2.0]).numpy()
+        array([-0.2,  2. ], dtype=float32)
+    """
+    x = convert_to_tensor(features)
+    if x._value.dtype.kind in "iu":
+        x = cast(x, dtypes.float32)
+    if isinstance(alpha, Tensor):
+        alpha = float(alpha._value)
+    # TensorFlow keeps alpha as a float32 attribute, also for float64 features.
+    return apply(_leaky_relu.op, (x,), {"alpha": float(np.float32(alpha))})
+
+
+# NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g).
+_elu = defop(
+    "elu",
+    lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
+    lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
+)
+
+
+def elu(features: Any, name: str | None = None) -> Tensor:
+    """Exponential linear unit: ``x`` if ``x > 0`` else ``exp(x) - 1``.
+
+    The gradient at 0 is 1, as in TensorFlow.
+
+    Args:
+        features: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Raises:
+        TypeError: if ``features`` is not floating point.
+
+    Example:
+        >>> elu([-1.0, 0.0, 2.0]).numpy().round(4)
+        array([-0.6321,  0.    ,  2.    ], dtype=float32)
+    """
+    return _elu(float_tensor(features, "elu"))
+
+
+# NumPy scalars, not Python floats: they convert to a float64 tensor's dtype at
+# full precision (a Python float would pass through float32 first).
+_SELU_SCALE = np.float64(1.0507009873554804934193349852946)
+_SELU_ALPHA = np.float64(1.6732632423543772848170429916717)
+# The VJP's constants as Python floats, which (unlike NumPy scalars) keep a
+# float32 array float32 in the array namespace.
+_SELU_SCALE_FLOAT = float(_SELU_SCALE)
+_SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE * _SELU_ALPHA)
+
+# SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0).
+_selu = defop(
+    "selu",
+    lambda x: np.where(
+        x > 0, _SELU_SCALE * x, (_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, 0))
+    ).astype(x.dtype, copy=False),
+    lambda ns, g, out, x: (
+        ns.where(
+            ns.less(out, 0),
+            g * (out + _SELU_SCALE_ALPHA_FLOAT),
+            g * _SELU_SCALE_FLOAT,
+        ),
+    ),
+)
+
+
+def selu(features: Any, name: str | None = None) -> Tensor:
+    """Scaled ELU: ``scale * x`` if ``x > 0`` else ``scale * alpha * (exp(x) - 1)``.
+
+    Uses TensorFlow's constants (scale 1.0507..., alpha 1.6732...); the gradient
+    at 0 is ``scale``.
+
+    Args:
+        features: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Raises:
+        TypeError: if ``features`` is not floating point.
+
+    Example:
+        >>> selu([0.0, 1.0]).numpy()
+        array([0.      , 1.050701], dtype=float32)
+    """
+    return _selu(float_tensor(features, "selu"))
+
+
+def _softplus_forward(x: np.ndarray) -> np.ndarray:
+    # log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)): exp never overflows.
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+# A primitive: composing max(x, 0) + log1p(exp(-|x|)) would give the wrong slope at
+# 0 (maximum and abs have their own kink conventions); d/dx softplus = sigmoid.
+_softplus = defop(
+    "softplus", _softplus_forward, lambda ns, g, out, x: (g * ns.sigmoid(x),)
+)
+
+
+def softplus(features: Any, name: str | None = None) -> Tensor:
+    """``log(exp(features) + 1)``, stable for large ``|features|``.
+
+    ``softplus(100.)`` is 100 with gradient 1; ``softplus(-100.)`` is about
+    ``exp(-100)`` with gradient about 0; the gradient is ``sigmoid(features)``.
+
+    Args:
+        features: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Raises:
+        TypeError: if ``features`` is not floating point.
+
+    Example:
+        >>> softplus([0.0, 100.0]).numpy()
+        array([  0.6931472, 100.       ], dtype=float32)
+    """
+    return _softplus(float_tensor(features, "softplus"))
+
+
+def _erf_forward(x: np.ndarray) -> np.ndarray:
+    # erf(x) = 2/sqrt(pi) exp(-x^2) sum_n x (2x^2)^n / (1*3*...*(2n+1)). Every term is
+    # positive, so the sum has no cancellation and is accurate to a few ulp. Past
+    # |x| = 6, erf(x) rounds to +-1 in float64. The loop runs over terms (at most
+    # about 100), each step one NumPy call over all elements.
+    wide = np.asarray(x, dtype=np.float64)
+    a = np.minimum(np.abs(np.where(np.isnan(wide), 0.0, wide)), 6.0)
+    two_a2 = 2.0 * a * a
+    term = a.copy()
+    total = a.copy()
+    for n in range(1, 200):
+        term = term * two_a2 / (2 * n + 1)
+        total += term
+        if np.all(term <= 1e-17 * total):
+            break
+    value = np.minimum(total * np.exp(-a * a) * (2.0 / np.sqrt(np.pi)), 1.0)
+    return np.where(np.isnan(wide), wide, np.sign(wide) * value).astype(x.dtype)
+
+
+_TWO_OVER_SQRT_PI = 2.0 / _pymath.sqrt(_pymath.pi)  # a Python float: see _SELU_SCALE
+_erf = defop(
+    "erf",
+    _erf_forward,
+    # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+    lambda ns, g, out, x: (g * _TWO_OVER_SQRT_PI * ns.exp(-ns.square(x)),),
+)
+
+
+def erf(x: Any, name: str | None = None) -> Tensor:
+    """The Gauss error function, accurate to a few ulp in float64.
+
+    Args:
+        x: a floating-point tensor.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Raises:
+        TypeError: if ``x`` is not floating point.
+
+    Example:
+        >>> erf([0.0, 1.0]).numpy()
+        array([0.       , 0.8427008], dtype=float32)
+    """
+    return _erf(float_tensor(x, "erf"))

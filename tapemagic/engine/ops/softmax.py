@@ -1,0 +1,305 @@
+"""Softmax, log-softmax and the softmax cross entropies: primitives, computed
+in forms that stay finite at extreme logits (+-1000), as are their gradients.
+
+(The sigmoid cross entropies and ``l2_loss``, composed of other ops, are in
+``nn``.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..namespace import register_helper
+from ..op import apply, defop
+from ..tensor import Tensor, convert_inputs, convert_to_tensor
+from ._util import float_tensor
+
+__all__ = [
+    "log_softmax",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "sparse_softmax_cross_entropy_with_logits",
+]
+
+
+def _softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
+    # Shift by the max: exp never overflows, and the largest term is exactly 1.
+    # initial: an empty axis gives an empty result, as in TensorFlow.
+    e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf))
+    e /= np.add.reduce(e, axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
+    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)
+    return shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
+
+
+# axis is stored counted from the end, so it also names the axis of a cotangent
+# with leading batch axes.
+_softmax = defop(
+    "softmax",
+    _softmax_forward,
+    # J^T g for softmax: out * (g - <g, out>)
+    lambda ns, g, out, x, *, axis: (
+        out * (g - ns.reduce_sum(g * out, axes=(ns.ndim(g) + axis,), keepdims=True)),
+    ),
+    saves=("out",),
+)
+
+# A primitive, not x - logsumexp(x): the VJP g - softmax * sum(g) never forms
+# exp(large) or 0 * inf.
+_log_softmax = defop(
+    "log_softmax",
+    _log_softmax_forward,
+    # J^T g for log_softmax: g - softmax * sum(g), the softmax exp(out)
+    lambda ns, g, out, x, *, axis: (
+        g - ns.exp(out) * ns.reduce_sum(g, axes=(ns.ndim(g) + axis,), keepdims=True),
+    ),
+    saves=("out",),
+)
+
+
+def _axis_from_end(axis: Any, ndim: int, op_name: str) -> int:
+    axis = -1 if axis is None else int(axis)
+    if not -ndim <= axis < ndim:
+        raise InvalidArgumentError(
+            f"{op_name}: axis {axis} is out of range for a tensor of rank {ndim}; use "
+            f"an axis in [{-ndim}, {ndim}).",
+            op=op_name,
+        )
+    return axis % ndim - ndim
+
+
+def softmax(logits: Any, axis: int | None = None, name: str | None = None) -> Tensor:
+    """``exp(logits) / reduce_sum(exp(logits), axis)``, stable for any logits.
+
+    Args:
+        logits: a floating-point tensor of rank >= 1.
+        axis: the axis to normalize over (default the last).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        Probabilities of the input's shape and dtype.
+
+    Raises:
+        TypeError: if ``logits`` is not floating point.
+        InvalidArgumentError: if ``axis`` is out of range.
+
+    Example:
+        >>> softmax([1000.0, 1000.0]).numpy()
+        array([0.5, 0.5], dtype=float32)
+    """
+    x = float_tensor(logits, "softmax")
+    return apply(_softmax.op, (x,), {"axis": _axis_from_end(axis, x.ndim, "softmax")})
+
+
+def log_softmax(
+    logits: Any, axis: int | None = None, name: str | None = None
+) -> Tensor:
+    """``logits - log(reduce_sum(exp(logits), axis))``, stable for any logits.
+
+    Args:
+        logits: a floating-point tensor of rank >= 1.
+        axis: the axis to normalize over (default the last).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        Log-probabilities of the input's shape and dtype.
+
+    Raises:
+        TypeError: if ``logits`` is not floating point.
+        InvalidArgumentError: if ``axis`` is out of range.
+
+    Example:
+        >>> log_softmax([0.0, -1000.0]).numpy()
+        array([    0., -1000.], dtype=float32)
+    """
+    x = float_tensor(logits, "log_softmax")
+    return apply(
+        _log_softmax.op, (x,), {"axis": _axis_from_end(axis, x.ndim, "log_softmax")}
+    )
+
+
+def _softmax_xent_forward(labels: np.ndarray, logits: np.ndarray, *, axis: int):
+    # sum(labels * (logsumexp(logits) - logits)), shifted by the max as TF's kernel.
+    shifted = logits - np.max(logits, axis=axis, keepdims=True)
+    lse = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    return np.sum(labels * (lse - shifted), axis=axis)
+
+
+def _class_axis(ns: Any, g: Any, axis: int) -> Any:
+    """``g`` (one loss per example) with a size-1 class axis at ``axis`` (< 0)."""
+    gshape = ns.shape(g)
+    at = len(gshape) + axis + 1
+    return ns.reshape(g, shape=gshape[:at] + (1,) + gshape[at:])
+
+
+# TensorFlow's kernel and _SoftmaxCrossEntropyWithLogitsGrad: d/dlogits is
+# softmax - labels (the true derivative when each row of labels sums to 1, and
+# what TensorFlow returns even when it does not); d/dlabels is -log_softmax.
+_softmax_xent = defop(
+    "softmax_cross_entropy_with_logits",
+    _softmax_xent_forward,
+    (
+        lambda ns, g, out, labels, logits, *, axis: (
+            _class_axis(ns, g, axis) * -ns.log_softmax(logits, axis=axis)
+        ),
+        lambda ns, g, out, labels, logits, *, axis: (
+            _class_axis(ns, g, axis) * (ns.softmax(logits, axis=axis) - labels)
+        ),
+    ),
+    saves=("labels", "logits"),
+)
+
+
+def softmax_cross_entropy_with_logits(
+    labels: Any, logits: Any, axis: int = -1, name: str | None = None
+) -> Tensor:
+    """Cross entropy between a distribution ``labels`` and ``softmax(logits)``.
+
+    Per example: ``-reduce_sum(labels * log_softmax(logits, axis), axis)``,
+    finite at extreme logits. Gradients flow to both ``labels`` and ``logits``
+    (TensorFlow 2's version); the logits' gradient is ``softmax(logits) - labels``,
+    as TensorFlow computes it.
+
+    Args:
+        labels: class probabilities, same shape and dtype as ``logits``.
+        logits: unnormalized log-probabilities.
+        axis: the class axis (default the last).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The loss per example: ``logits``' shape without ``axis``.
+
+    Raises:
+        InvalidArgumentError: if the shapes differ or ``axis`` is out of range.
+
+    Example:
+        >>> softmax_cross_entropy_with_logits([0.0, 1.0], [1000.0, -1000.0]).numpy()
+        np.float32(2000.0)
+    """
+    y, x = convert_inputs((labels, logits))
+    if y._value.shape != x._value.shape:
+        raise InvalidArgumentError(
+            f"logits and labels must be broadcastable: logits_size="
+            f"{list(x._value.shape)} labels_size={list(y._value.shape)}. Give labels "
+            "the logits' shape (one probability per class), or use "
+            "sparse_softmax_cross_entropy_with_logits for class indices.",
+            op="softmax_cross_entropy_with_logits",
+        )
+    if x._value.dtype.kind != "f":
+        raise TypeError(
+            f"softmax_cross_entropy_with_logits needs floating-point logits, got "
+            f"{x.dtype.name}. Cast them first: tf.cast(logits, tf.float32)."
+        )
+    a = _axis_from_end(axis, x.ndim, "softmax_cross_entropy_with_logits")
+    return apply(_softmax_xent.op, (y, x), {"axis": a})
+
+
+def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
+    shifted = logits - np.maximum.reduce(
+        logits, axis=-1, keepdims=True, initial=-np.inf
+    )
+    lse = np.log(np.add.reduce(np.exp(shifted), axis=-1))
+    # shifted[..., label] for every example, as one fancy index over the rows
+    rows = shifted.reshape(labels.size, shifted.shape[-1])
+    picked = rows[np.arange(rows.shape[0]), labels.ravel()].reshape(labels.shape)
+    return lse - picked
+
+
+def _minus_one_hot_tensors(probs: Tensor, labels: np.ndarray) -> Tensor:
+    classes = probs._value.shape[-1]
+    return probs - Tensor(np.eye(classes, dtype=probs._value.dtype)[labels])
+
+
+def _minus_one_hot_arrays(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    # In place, on the fresh softmax: one fancy index instead of an identity
+    # matrix and a subtraction.
+    rows = probs.reshape(labels.size, probs.shape[-1])
+    rows[np.arange(labels.size), labels.ravel()] -= 1
+    return probs
+
+
+# probs - one_hot(labels), for a fresh `probs` (the arrays' is changed in place)
+register_helper("minus_one_hot", _minus_one_hot_tensors, _minus_one_hot_arrays)
+
+
+def _sparse_xent_vjp_logits(ns, g, out, labels, logits):
+    # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
+    probs = ns.softmax(logits, axis=-1)
+    return _class_axis(ns, g, -1) * ns.minus_one_hot(probs, ns.value(labels))
+
+
+# Integer labels have no gradient (None), as in TensorFlow.
+_sparse_xent = defop(
+    "sparse_softmax_cross_entropy_with_logits",
+    _sparse_xent_forward,
+    (None, _sparse_xent_vjp_logits),
+    same_dtype=False,
+    saves=("labels", "logits"),
+)
+
+
+def sparse_softmax_cross_entropy_with_logits(
+    labels: Any, logits: Any, name: str | None = None
+) -> Tensor:
+    """Cross entropy of ``softmax(logits)`` against integer class indices.
+
+    Per example: ``logsumexp(logits) - logits[label]``, finite at extreme
+    logits. The gradient for ``logits`` is ``softmax(logits) - one_hot(labels)``;
+    ``labels`` (integers) get ``None``.
+
+    Args:
+        labels: int32 or int64 class indices of shape ``logits.shape[:-1]``, each
+            in ``[0, num_classes)``.
+        logits: floating-point tensor of shape ``[..., num_classes]``.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The loss per example, of shape ``labels.shape``.
+
+    Raises:
+        TypeError: if ``labels`` is not an integer tensor.
+        ValueError: if the ranks or shapes do not fit.
+        InvalidArgumentError: if a label is outside ``[0, num_classes)``.
+
+    Example:
+        >>> sparse_softmax_cross_entropy_with_logits([0], [[1000.0, -1000.0]]).numpy()
+        array([0.], dtype=float32)
+    """
+    x = float_tensor(logits, "sparse_softmax_cross_entropy_with_logits")
+    y = convert_to_tensor(labels)
+    if y._value.dtype.kind not in "iu":
+        raise TypeError(
+            f"labels must be integer class indices (int32 or int64), got "
+            f"{y.dtype.name}. For one-hot or probability labels use "
+            "softmax_cross_entropy_with_logits."
+        )
+    if y.ndim != x.ndim - 1:
+        raise ValueError(
+            f"Rank mismatch: Rank of labels (received {y.ndim}) should equal rank of "
+            f"logits minus 1 (received {x.ndim})."
+        )
+    if y._value.shape != x._value.shape[:-1]:
+        raise ValueError(
+            f"Shape mismatch: The shape of labels (received {y._value.shape}) should "
+            f"equal the shape of logits except for the last dimension (received "
+            f"{x._value.shape})."
+        )
+    classes = x._value.shape[-1]
+    labels = y._value
+    # One reduction checks both bounds: as unsigned, negative labels are huge.
+    unsigned = labels.view(labels.dtype.str.replace("i", "u"))
+    if labels.size and unsigned.max() >= classes:
+        bad = (labels < 0) | (labels >= classes)
+        raise InvalidArgumentError(
+            f"Received a label value of {int(y._value[bad].flat[0])} which is outside "
+            f"the valid range of [0, {classes}). Label values: "
+            f"{' '.join(str(v) for v in y._value.ravel()[:20])}",
+            op="sparse_softmax_cross_entropy_with_logits",
+        )
+    return apply(_sparse_xent.op, (y, x), {})
