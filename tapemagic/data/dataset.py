@@ -780,7 +780,8 @@ class DatasetSpec:
 
 
 # -- what the methods build, under TensorFlow's class names ------------------------
-# Each is a step (its work is in the step's module) that is also a Dataset.
+# Each is a step (its work is in the step's module) that is also a Dataset; they
+# subclass each other as their steps do.
 
 
 class _TensorSliceDataset(Dataset, TensorSlices):
@@ -817,7 +818,7 @@ class _ParallelBatchDataset(_BatchDataset):
     pass
 
 
-class _PaddedBatchDataset(Dataset, PaddedBatch):
+class _PaddedBatchDataset(_BatchDataset, PaddedBatch):
     pass
 
 
@@ -873,7 +874,7 @@ class _WindowDataset(Dataset, Window):
     pass
 
 
-class _VariantDataset(Dataset, TensorSlices):
+class _VariantDataset(_TensorSliceDataset):
     """One window: its component's rows, as a dataset."""
 
 
@@ -881,7 +882,7 @@ class _FlatMapDataset(Dataset, FlatMap):
     pass
 
 
-class _InterleaveDataset(Dataset, Interleave):
+class _InterleaveDataset(_FlatMapDataset, Interleave):
     pass
 
 
