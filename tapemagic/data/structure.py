@@ -16,15 +16,18 @@ import numpy as np
 
 from ..engine import (
     Tensor,
+    TensorShape,
     TensorSpec,
     Variable,
     array_of,
     convert_to_tensor,
     nest,
 )
+from ..engine.errors import InvalidArgumentError
 
 __all__ = [
     "call_with_element",
+    "flatten_up_to",
     "leaf_arrays",
     "normalize",
     "sample_of",
@@ -195,3 +198,40 @@ def sample_of(spec: TensorSpec, value: int, size: int) -> Any:
     shape = [size] if spec.shape.rank is None else spec.shape
     dims = [size if dim is None else dim for dim in shape]
     return convert_to_tensor(np.full(dims, value, spec.dtype.as_numpy_dtype))
+
+
+def flatten_up_to(structure: Any, value: Any) -> list:
+    """The parts of ``value`` at the leaves of ``structure`` (lists stay whole
+    where ``structure`` has a leaf).
+
+    Raises:
+        InvalidArgumentError: if ``value`` does not have the structure.
+
+    Example:
+        >>> flatten_up_to((1, {"b": 2, "a": 3}), ([4, 5], {"a": 6, "b": 7}))
+        [[4, 5], 6, 7]
+    """
+    if isinstance(structure, dict):
+        if not isinstance(value, dict) or set(value) != set(structure):
+            raise InvalidArgumentError(_not_like(value, structure))
+        return [
+            leaf
+            for key in sorted(structure)
+            for leaf in flatten_up_to(structure[key], value[key])
+        ]
+    if isinstance(structure, tuple) and not isinstance(structure, TensorShape):
+        if not isinstance(value, (tuple, list)) or len(value) != len(structure):
+            raise InvalidArgumentError(_not_like(value, structure))
+        return [
+            leaf for part, item in zip(structure, value)
+            for leaf in flatten_up_to(part, item)
+        ]  # fmt: skip
+    return [value]
+
+
+def _not_like(value: Any, structure: Any) -> str:
+    # from_generator's wording: what a generator yields is where it shows up
+    return (
+        f"`generator` yielded {value!r}, which does not match the structure of "
+        f"the element spec {structure!r}. Yield values of that structure."
+    )

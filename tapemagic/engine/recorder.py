@@ -29,6 +29,7 @@ import numpy as np
 
 from . import nest
 from . import op as _op
+from .backprop import sweep_observers
 from .context import state
 from .dtypes import from_numpy
 from .events import (
@@ -295,7 +296,5 @@ def detach(listener: Any) -> None:
         >>> listening()
         ()
     """
-    from .backprop import sweep_observers
-
     for observers in (state.observers, sweep_observers.observers):
         observers[:] = [o for o in observers if o is not listener]

@@ -8,9 +8,18 @@ import importlib
 import pytest
 
 MODULES = [
+    "tapemagic.data.batching",
+    "tapemagic.data.combining",
     "tapemagic.data.dataset",
+    "tapemagic.data.elementwise",
     "tapemagic.data.experimental",
+    "tapemagic.data.iterator",
+    "tapemagic.data.shuffling",
+    "tapemagic.data.slicing",
+    "tapemagic.data.sources",
+    "tapemagic.data.step",
     "tapemagic.data.structure",
+    "tapemagic.data.windows",
     "tapemagic.engine.random_seed",
 ]
 
