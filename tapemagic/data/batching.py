@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import TensorSpec, array_of, convert_to_tensor, nest
-from ..engine.errors import InvalidArgumentError, OpError
+from ..engine.errors import DataLossError, InvalidArgumentError
 from .step import (
     INFINITE_CARDINALITY,
     UNKNOWN_CARDINALITY,
@@ -25,11 +25,7 @@ from .step import (
 )
 from .structure import flatten_up_to
 
-__all__ = ["Batch", "DataLossError", "PaddedBatch", "Unbatch", "join"]
-
-
-class DataLossError(OpError):
-    """Data that cannot be represented as asked (padding to a smaller size)."""
+__all__ = ["Batch", "PaddedBatch", "Unbatch", "join"]
 
 
 class Batch(UnaryStep):

@@ -35,8 +35,8 @@ from ..engine import (
     dtypes,
     nest,
 )
-from ..engine.errors import InvalidArgumentError
-from .batching import Batch, DataLossError, PaddedBatch, Unbatch
+from ..engine.errors import DataLossError, InvalidArgumentError
+from .batching import Batch, PaddedBatch, Unbatch
 from .combining import Concatenate, Zip
 from .elementwise import Filter, Map, TakeWhile, check_predicate, output_spec
 from .iterator import OwnedIterator, numpy_iterator

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["InvalidArgumentError", "OpError", "UnimplementedError"]
+__all__ = ["DataLossError", "InvalidArgumentError", "OpError", "UnimplementedError"]
 
 
 class OpError(Exception):
@@ -20,3 +20,7 @@ class InvalidArgumentError(OpError):
 
 class UnimplementedError(OpError):
     """The op exists in TensorFlow but not for these arguments here."""
+
+
+class DataLossError(OpError):
+    """Data that cannot be represented as asked (padding to a smaller size)."""

@@ -270,13 +270,8 @@ class Listener:
     def on_variable_read(self, event: ReadEvent) -> None:
         """A variable was read."""
 
-    def on_escape(self, event: EscapeEvent, how: str | None = None) -> None:
-        """A value left the engine.
-
-        ``tf.constant`` copying a tensor or variable (engine/ops/creation.py)
-        still calls ``on_escape(tensor, "constant")``: with ``how`` given,
-        ``recorder.escape_event(event, how)`` is the record.
-        """
+    def on_escape(self, event: EscapeEvent) -> None:
+        """A value left the engine (or ``tf.constant`` copied a tensor)."""
 
     def on_assign(self, event: AssignEvent) -> None:
         """A variable was assigned."""

@@ -58,7 +58,6 @@ from ..engine.recorder import (
     ValueRef,
     WatchEvent,
     describe,
-    escape_event,
 )
 
 __all__ = ["ExplainLog", "preview", "user_location", "user_namespace"]
@@ -441,11 +440,8 @@ class ExplainLog(Listener):
         if entry is None or entry[0] != "variable":
             self.values[key] = ("variable", var.shape, var.dtype, seq)
 
-    def on_escape(self, event: EscapeEvent, how: str | None = None) -> None:
+    def on_escape(self, event: EscapeEvent) -> None:
         """A value left the engine (``.numpy()``, ``float()``, a copy...)."""
-        if how is not None:
-            # ops/creation.py still calls on_escape(tensor, "constant").
-            event = escape_event(event, how)
         value = event.value
         self.see(value)
         seq = len(self.events)

@@ -7,9 +7,13 @@ only, because TensorFlow 2 has no ``tf.log``. Submodules import on their own
 (``import tapemagic.tf.math``) and ``tf.keras`` is :mod:`tapemagic.keras`.
 
 Importing this package needs NumPy alone: no IPython, ipywidgets or graphviz.
+``tf.keras`` and ``tf.data`` load when first used, so a script that only takes
+gradients starts without them.
 """
 
-from .. import keras
+import importlib
+from typing import Any
+
 from ..engine import (
     GradientTape,
     Module,
@@ -145,7 +149,7 @@ from ..engine.ops.shape import (
     unstack,
 )
 from ..engine.ops.shape import slice_ as slice
-from . import config, data, debugging, dtypes, errors, linalg, math, nest, nn, random
+from . import config, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ._function import executing_eagerly, function
 from ._print import print
 
@@ -292,3 +296,15 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# Loaded on first use (see the module docstring).
+_LAZY = {"data": ".data", "keras": "..keras"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = importlib.import_module(module, __name__)
+    globals()[name] = value
+    return value

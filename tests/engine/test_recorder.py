@@ -27,9 +27,7 @@ class Recording(recorder.Listener):
         if name.startswith("on_"):
             heard = object.__getattribute__(self, "heard")
 
-            def hear(event, how=None):
-                if how is not None:  # tf.constant's copy (see Listener.on_escape)
-                    event = recorder.escape_event(event, how)
+            def hear(event):
                 heard.append((name, event))
 
             return hear

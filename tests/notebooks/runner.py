@@ -46,20 +46,23 @@ def _tapemagic_probe_install():
 
     def tapes():
         try:
+            from tapemagic.engine.recorder import explain_listener
             from tapemagic.engine.tape import GradientTape
         except ImportError:
             return []
         return [
             v
             for v in list(ip.user_ns.values())
-            if isinstance(v, GradientTape) and getattr(v, "_explain", None) is not None
+            if isinstance(v, GradientTape) and explain_listener(v) is not None
         ]
 
     def post_run_cell(result):
         new = []
         for tape in tapes():
             _, done = seen.get(id(tape), (tape, 0))
-            count = len(tape._explain.requests)
+            from tapemagic.engine.recorder import explain_listener
+
+            count = len(explain_listener(tape).requests)
             if count <= done:
                 continue
             from tapemagic.graph.from_tape import graph_from_tape

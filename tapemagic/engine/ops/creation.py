@@ -29,7 +29,7 @@ from .. import dtypes
 from ..context import state
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..tensor import Tensor, Variable, _notify_escape, convert_to_tensor
 from . import math as _math
 from . import shape as _shape
 
@@ -88,8 +88,8 @@ def _dims(shape: Any, what: str) -> tuple[int, ...]:
 def _notify_copy(value: Any) -> None:
     # An explaining tape learns that this tensor or variable was copied, so a
     # None gradient can be traced back to the copy.
-    for observer in state.observers:
-        observer.on_escape(value, "constant")
+    if state.observers:
+        _notify_escape(value, "constant", None)
 
 
 # -- zeros, ones, fill ------------------------------------------------------------
