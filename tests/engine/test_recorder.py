@@ -225,4 +225,3 @@ def test_a_copy_by_tf_constant_is_an_escape():
     (escape,) = listener.of("on_escape")
     assert escape.how == "constant" and escape.value.variable is w
     assert escape.result is None
-    recorder.Listener().on_escape(w, "constant")  # the base class takes it too
