@@ -44,6 +44,9 @@ from ..engine.dtypes import (
     int64,
     uint8,
 )
+from ..engine.ops.composed_math import (
+    add_n,
+)
 from ..engine.ops.creation import (
     constant,
     eye,
@@ -69,7 +72,6 @@ from ..engine.ops.math import (
     acos,
     acosh,
     add,
-    add_n,
     asin,
     asinh,
     atan,

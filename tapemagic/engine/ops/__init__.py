@@ -16,6 +16,7 @@ them (``operators``).
 from .. import tensor as _tensor
 from . import (
     activations,
+    composed_math,
     conv,
     creation,
     decompositions,
@@ -27,6 +28,7 @@ from . import (
     operators,
     pooling,
     reduce,
+    reductions,
     shape,
     softmax,
 )
@@ -35,6 +37,7 @@ operators.bind_operators(_tensor._Operators)
 
 __all__ = [
     "activations",
+    "composed_math",
     "conv",
     "creation",
     "decompositions",
@@ -46,6 +49,7 @@ __all__ = [
     "operators",
     "pooling",
     "reduce",
+    "reductions",
     "shape",
     "softmax",
 ]
