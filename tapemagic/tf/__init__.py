@@ -47,6 +47,11 @@ from ..engine.dtypes import (
 from ..engine.ops.composed_math import (
     add_n,
 )
+from ..engine.ops.composed_shape import (
+    boolean_mask,
+    meshgrid,
+    repeat,
+)
 from ..engine.ops.creation import (
     constant,
     eye,
@@ -127,22 +132,17 @@ from ..engine.ops.reduce import (
     reduce_sum,
 )
 from ..engine.ops.shape import (
-    argsort,
-    boolean_mask,
     broadcast_to,
     concat,
     expand_dims,
     gather,
     gather_nd,
-    meshgrid,
     pad,
     rank,
-    repeat,
     reshape,
     reverse,
     shape,
     size,
-    sort,
     split,
     squeeze,
     stack,
@@ -151,6 +151,10 @@ from ..engine.ops.shape import (
     unstack,
 )
 from ..engine.ops.shape import slice_ as slice
+from ..engine.ops.sorting import (
+    argsort,
+    sort,
+)
 from . import config, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ._function import executing_eagerly, function
 from ._print import print

@@ -78,7 +78,7 @@ from ..engine.ops.reductions import (
     reduce_std,
     reduce_variance,
 )
-from ..engine.ops.shape import top_k
+from ..engine.ops.sorting import top_k
 
 # TensorFlow's other names for the same ops
 floormod = mod

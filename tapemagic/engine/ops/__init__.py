@@ -17,6 +17,7 @@ from .. import tensor as _tensor
 from . import (
     activations,
     composed_math,
+    composed_shape,
     conv,
     creation,
     decompositions,
@@ -31,6 +32,7 @@ from . import (
     reductions,
     shape,
     softmax,
+    sorting,
 )
 
 operators.bind_operators(_tensor._Operators)
@@ -38,6 +40,7 @@ operators.bind_operators(_tensor._Operators)
 __all__ = [
     "activations",
     "composed_math",
+    "composed_shape",
     "conv",
     "creation",
     "decompositions",
@@ -52,4 +55,5 @@ __all__ = [
     "reductions",
     "shape",
     "softmax",
+    "sorting",
 ]
