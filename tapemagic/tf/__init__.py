@@ -44,6 +44,9 @@ from ..engine.dtypes import (
     int64,
     uint8,
 )
+from ..engine.ops.composed_linalg import (
+    tensordot,
+)
 from ..engine.ops.composed_math import (
     add_n,
 )
@@ -70,7 +73,6 @@ from ..engine.ops.linalg import (
     einsum,
     matmul,
     norm,
-    tensordot,
 )
 from ..engine.ops.math import (
     abs,

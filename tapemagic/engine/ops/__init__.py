@@ -16,6 +16,7 @@ them (``operators``).
 from .. import tensor as _tensor
 from . import (
     activations,
+    composed_linalg,
     composed_math,
     composed_shape,
     conv,
@@ -39,6 +40,7 @@ operators.bind_operators(_tensor._Operators)
 
 __all__ = [
     "activations",
+    "composed_linalg",
     "composed_math",
     "composed_shape",
     "conv",
