@@ -44,6 +44,9 @@ from ..engine.dtypes import (
     int64,
     uint8,
 )
+from ..engine.ops.composed_creation import (
+    linspace,
+)
 from ..engine.ops.composed_linalg import (
     tensordot,
 )
@@ -59,7 +62,6 @@ from ..engine.ops.creation import (
     constant,
     eye,
     fill,
-    linspace,
     one_hot,
     ones,
     ones_like,

@@ -16,6 +16,7 @@ them (``operators``).
 from .. import tensor as _tensor
 from . import (
     activations,
+    composed_creation,
     composed_linalg,
     composed_math,
     composed_shape,
@@ -40,6 +41,7 @@ operators.bind_operators(_tensor._Operators)
 
 __all__ = [
     "activations",
+    "composed_creation",
     "composed_linalg",
     "composed_math",
     "composed_shape",
