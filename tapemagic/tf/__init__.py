@@ -44,11 +44,24 @@ from ..engine.dtypes import (
     int64,
     uint8,
 )
+from ..engine.ops.composed_creation import (
+    linspace,
+)
+from ..engine.ops.composed_linalg import (
+    tensordot,
+)
+from ..engine.ops.composed_math import (
+    add_n,
+)
+from ..engine.ops.composed_shape import (
+    boolean_mask,
+    meshgrid,
+    repeat,
+)
 from ..engine.ops.creation import (
     constant,
     eye,
     fill,
-    linspace,
     one_hot,
     ones,
     ones_like,
@@ -62,14 +75,12 @@ from ..engine.ops.linalg import (
     einsum,
     matmul,
     norm,
-    tensordot,
 )
 from ..engine.ops.math import (
     abs,
     acos,
     acosh,
     add,
-    add_n,
     asin,
     asinh,
     atan,
@@ -125,22 +136,17 @@ from ..engine.ops.reduce import (
     reduce_sum,
 )
 from ..engine.ops.shape import (
-    argsort,
-    boolean_mask,
     broadcast_to,
     concat,
     expand_dims,
     gather,
     gather_nd,
-    meshgrid,
     pad,
     rank,
-    repeat,
     reshape,
     reverse,
     shape,
     size,
-    sort,
     split,
     squeeze,
     stack,
@@ -149,6 +155,10 @@ from ..engine.ops.shape import (
     unstack,
 )
 from ..engine.ops.shape import slice_ as slice
+from ..engine.ops.sorting import (
+    argsort,
+    sort,
+)
 from . import config, debugging, dtypes, errors, linalg, math, nest, nn, random
 from ._function import executing_eagerly, function
 from ._print import print

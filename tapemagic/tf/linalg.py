@@ -1,5 +1,10 @@
 """``tf.linalg``: matrix products, norms, traces and diagonals."""
 
+from ..engine.ops.composed_linalg import (
+    matvec,
+    tensordot,
+    trace,
+)
 from ..engine.ops.creation import eye
 from ..engine.ops.linalg import (
     cholesky,
@@ -10,12 +15,9 @@ from ..engine.ops.linalg import (
     inv,
     matmul,
     matrix_transpose,
-    matvec,
     norm,
     slogdet,
     solve,
-    tensordot,
-    trace,
 )
 from ..engine.ops.nn import l2_normalize
 

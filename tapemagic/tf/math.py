@@ -1,11 +1,14 @@
 """``tf.math``: elementwise math, comparisons and reductions."""
 
+from ..engine.ops.composed_math import (
+    add_n,
+    squared_difference,
+)
 from ..engine.ops.math import (
     abs,
     acos,
     acosh,
     add,
-    add_n,
     asin,
     asinh,
     atan,
@@ -50,7 +53,6 @@ from ..engine.ops.math import (
     sinh,
     sqrt,
     square,
-    squared_difference,
     subtract,
     tan,
     tanh,
@@ -64,17 +66,19 @@ from ..engine.ops.reduce import (
     cumsum,
     reduce_all,
     reduce_any,
-    reduce_euclidean_norm,
     reduce_logsumexp,
     reduce_max,
     reduce_mean,
     reduce_min,
     reduce_prod,
-    reduce_std,
     reduce_sum,
+)
+from ..engine.ops.reductions import (
+    reduce_euclidean_norm,
+    reduce_std,
     reduce_variance,
 )
-from ..engine.ops.shape import top_k
+from ..engine.ops.sorting import top_k
 
 # TensorFlow's other names for the same ops
 floormod = mod

@@ -30,7 +30,7 @@ from ..engine.ops.nn import (
     swish,
     weighted_cross_entropy_with_logits,
 )
-from ..engine.ops.shape import top_k
+from ..engine.ops.sorting import top_k
 
 __all__ = [
     "avg_pool2d",

@@ -6,6 +6,9 @@ re-exports ``indexing``), ``reduce``, ``creation``, ``decompositions`` and
 ``norms``, ``linalg`` (re-exporting those two under ``tf.linalg``'s names), then
 the neural-network ops (``activations``, ``softmax``, ``conv``, ``pooling``, and
 ``nn``, which composes ops and re-exports the rest under ``tf.nn``'s names).
+The ops composed of others sit apart from the primitives, one module per area:
+``composed_math``, ``reductions``, ``composed_shape``, ``composed_creation`` and
+``composed_linalg``; ``sorting`` holds ``argsort`` beside ``sort`` and ``top_k``.
 
 VJPs import nothing: they call the ops they need through the namespace they
 run in (engine/namespace.py). Importing this package registers every op in
@@ -16,6 +19,10 @@ them (``operators``).
 from .. import tensor as _tensor
 from . import (
     activations,
+    composed_creation,
+    composed_linalg,
+    composed_math,
+    composed_shape,
     conv,
     creation,
     decompositions,
@@ -27,14 +34,20 @@ from . import (
     operators,
     pooling,
     reduce,
+    reductions,
     shape,
     softmax,
+    sorting,
 )
 
 operators.bind_operators(_tensor._Operators)
 
 __all__ = [
     "activations",
+    "composed_creation",
+    "composed_linalg",
+    "composed_math",
+    "composed_shape",
     "conv",
     "creation",
     "decompositions",
@@ -46,6 +59,8 @@ __all__ = [
     "operators",
     "pooling",
     "reduce",
+    "reductions",
     "shape",
     "softmax",
+    "sorting",
 ]

@@ -9,7 +9,13 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_to_tensor
 
-__all__ = ["check_axis", "float_tensor", "normalize_axes", "static_shape"]
+__all__ = [
+    "check_axis",
+    "float_tensor",
+    "normalize_axes",
+    "require_float",
+    "static_shape",
+]
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
@@ -72,3 +78,11 @@ def check_axis(axis: Any, ndim: int, op_name: str) -> int:
             op=op_name,
         )
     return axis % ndim
+
+
+def require_float(x: Tensor, op_name: str) -> None:
+    if x._value.dtype.kind not in "fc":
+        raise TypeError(
+            f"{op_name}: input must be either real or complex. Received "
+            f"{x.dtype.name} input; cast it first: tf.cast(x, tf.float32)."
+        )

@@ -1,12 +1,11 @@
-"""Linear algebra: matmul, tensordot, einsum, matvec, traces, diagonals and
-transposes; with the decompositions (``decompositions``) and the norms and norm
-clipping (``norms``) re-exported, as ``tf.linalg`` gathers them.
+"""Linear algebra: matmul, einsum, diagonals and transposes; with the
+decompositions (``decompositions``) and the norms and norm clipping (``norms``)
+re-exported, as ``tf.linalg`` gathers them.
 
 Primitives: ``matmul`` (TensorFlow's _MatMulGrad: each gradient is again a
 matmul), ``einsum`` (each input's gradient is again one einsum) and
-``diag_part``. ``tensordot``, ``matvec``, ``trace`` and ``matrix_transpose`` are
-composed from them and from shape and reduction ops, the way TensorFlow composes
-them, so gradients (and their kinks) match TensorFlow's.
+``diag_part``; ``matrix_transpose`` wraps ``transpose``. ``tensordot``,
+``matvec`` and ``trace``, composed of these, are in ``composed_linalg``.
 """
 
 from __future__ import annotations
@@ -21,8 +20,7 @@ from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from .decompositions import cholesky, det, inv, slogdet, solve
 from .norms import clip_by_global_norm, clip_by_norm, global_norm, norm
-from .reduce import reduce_sum
-from .shape import expand_dims, reshape, squeeze, transpose
+from .shape import transpose
 
 __all__ = [
     "cholesky",
@@ -35,12 +33,9 @@ __all__ = [
     "inv",
     "matmul",
     "matrix_transpose",
-    "matvec",
     "norm",
     "slogdet",
     "solve",
-    "tensordot",
-    "trace",
 ]
 
 
@@ -131,138 +126,6 @@ def matmul(
             op="matmul",
         )
     return apply(_matmul.op, (x, y), {"transpose_a": ta, "transpose_b": tb})
-
-
-def matvec(
-    a: Any,
-    b: Any,
-    transpose_a: bool = False,
-    adjoint_a: bool = False,
-    a_is_sparse: bool = False,
-    b_is_sparse: bool = False,
-    name: str | None = None,
-) -> Tensor:
-    """Matrix times vector over the last axes: ``matmul(a, b[..., None])[..., 0]``.
-
-    Leading (batch) axes broadcast as in ``matmul``; composed the way TensorFlow
-    composes ``tf.linalg.matvec``.
-
-    Args:
-        a: a tensor of rank >= 2, shape ``[..., M, N]``.
-        b: a tensor of rank >= 1, shape ``[..., N]``.
-        transpose_a: use the transpose of the last two axes of ``a``.
-        adjoint_a: the same as ``transpose_a`` for real tensors.
-        a_is_sparse: ignored (a hint in TensorFlow).
-        b_is_sparse: ignored (a hint in TensorFlow).
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of shape ``[..., M]``.
-
-    Raises:
-        InvalidArgumentError: if ``a`` has rank < 2, ``b`` rank < 1, or the inner
-            sizes differ.
-
-    Example:
-        >>> matvec([[1.0, 2.0], [3.0, 4.0]], [1.0, 1.0]).numpy()
-        array([3., 7.], dtype=float32)
-    """
-    x, v = convert_inputs((a, b))
-    if v._value.ndim < 1:
-        raise InvalidArgumentError(
-            f"matvec needs b of rank >= 1, got a scalar {v._value!r}. Pass a vector "
-            "of shape [..., N].",
-            op="matvec",
-        )
-    column = expand_dims(v, -1)
-    return squeeze(matmul(x, column, transpose_a or adjoint_a), -1)
-
-
-# -- tensordot ------------------------------------------------------------------------
-
-
-def _tensordot_axes(axes: Any, a_rank: int, b_rank: int) -> tuple[list, list]:
-    if isinstance(axes, Tensor):
-        axes = axes._value.tolist()
-    if isinstance(axes, (int, np.integer)):
-        n = int(axes)
-        if n < 0:
-            raise ValueError(f"`axes` must be at least 0, got axes={n}.")
-        if n > a_rank or n > b_rank:
-            raise ValueError(
-                f"`axes` must not be larger than the rank of either tensor, got "
-                f"axes={n} for ranks {a_rank} and {b_rank}."
-            )
-        return list(range(a_rank - n, a_rank)), list(range(n))
-    if not isinstance(axes, (list, tuple)) or len(axes) != 2:
-        raise ValueError(
-            f"`axes` must be an integer or a pair of axis lists, got {axes!r}. "
-            "Example: axes=[[1], [0]] contracts a's axis 1 with b's axis 0."
-        )
-    a_axes, b_axes = axes
-    if isinstance(a_axes, (int, np.integer)):
-        a_axes = [a_axes]
-    if isinstance(b_axes, (int, np.integer)):
-        b_axes = [b_axes]
-    a_axes, b_axes = [int(i) for i in a_axes], [int(i) for i in b_axes]
-    if len(a_axes) != len(b_axes):
-        raise ValueError(
-            f"Different number of contraction axes for a and b: {a_axes} and "
-            f"{b_axes}. Give one axis of b for each axis of a."
-        )
-    for what, ax, rank in (("a", a_axes, a_rank), ("b", b_axes, b_rank)):
-        for i in ax:
-            if not -rank <= i < rank:
-                raise ValueError(
-                    f"tensordot: axis {i} is out of range for {what} of rank {rank}."
-                )
-    return [i % a_rank for i in a_axes], [i % b_rank for i in b_axes]
-
-
-def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
-    """Sum of products over the axes ``axes`` of ``a`` and ``b``.
-
-    Composed as TensorFlow composes it: transpose the contracted axes together,
-    reshape both to matrices, one ``matmul``, reshape back.
-
-    Args:
-        a: a tensor.
-        b: a tensor of ``a``'s dtype.
-        axes: an int N (the last N axes of ``a`` with the first N of ``b``), or a
-            pair ``[a_axes, b_axes]`` of equally long axis lists (or single ints).
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor with the free axes of ``a`` followed by the free axes of ``b``.
-
-    Raises:
-        ValueError: if ``axes`` is malformed or out of range.
-        InvalidArgumentError: if contracted axes have different sizes.
-
-    Example:
-        >>> tensordot([[1.0, 2.0], [3.0, 4.0]], [1.0, 10.0], axes=1).numpy()
-        array([21., 43.], dtype=float32)
-    """
-    x, y = convert_inputs((a, b))
-    xs, ys = x._value.shape, y._value.shape
-    a_axes, b_axes = _tensordot_axes(axes, len(xs), len(ys))
-    for i, j in zip(a_axes, b_axes):
-        if xs[i] != ys[j]:
-            raise InvalidArgumentError(
-                f"tensordot: axis {i} of a (shape {list(xs)}) has size {xs[i]} but "
-                f"axis {j} of b (shape {list(ys)}) has size {ys[j]}; contracted axes "
-                "must have equal sizes.",
-                op="tensordot",
-            )
-    free_a = [i for i in range(len(xs)) if i not in a_axes]
-    free_b = [j for j in range(len(ys)) if j not in b_axes]
-    inner = int(np.prod([xs[i] for i in a_axes], dtype=np.int64))
-    rows = int(np.prod([xs[i] for i in free_a], dtype=np.int64))
-    cols = int(np.prod([ys[j] for j in free_b], dtype=np.int64))
-    left = reshape(transpose(x, free_a + a_axes), (rows, inner))
-    right = reshape(transpose(y, b_axes + free_b), (inner, cols))
-    shape = tuple(xs[i] for i in free_a) + tuple(ys[j] for j in free_b)
-    return reshape(matmul(left, right), shape)
 
 
 # -- einsum -------------------------------------------------------------------------
@@ -530,26 +393,6 @@ def diag_part(input: Any, name: str | None = None, k: int = 0, **kwargs: Any) ->
             op="diag_part",
         )
     return apply(_diag_part.op, (x,), {})
-
-
-def trace(x: Any, name: str | None = None) -> Tensor:
-    """Sum of the main diagonal of the last two axes (``tf.linalg.trace``).
-
-    Args:
-        x: a tensor of rank >= 2.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of shape ``x.shape[:-2]``.
-
-    Raises:
-        ValueError: if ``x`` has rank < 2.
-
-    Example:
-        >>> trace([[1.0, 2.0], [3.0, 4.0]]).numpy()
-        np.float32(5.0)
-    """
-    return reduce_sum(diag_part(x), axis=-1)
 
 
 def matrix_transpose(

@@ -24,7 +24,6 @@ __all__ = [
     "acos",
     "acosh",
     "add",
-    "add_n",
     "asin",
     "asinh",
     "atan",
@@ -73,7 +72,6 @@ __all__ = [
     "sinh",
     "sqrt",
     "square",
-    "squared_difference",
     "stop_gradient",
     "subtract",
     "tan",
@@ -253,26 +251,6 @@ def _maximum_vjp(mask_op: str):
         return ns.unbroadcast(gx, x, out), ns.unbroadcast(gy, y, out)
 
     return vjp
-
-
-def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``(x - y) ** 2`` elementwise."""
-    return square(subtract(x, y))
-
-
-def add_n(inputs: list, name: str | None = None) -> Tensor:
-    """The elementwise sum of a list of tensors of one shape and dtype.
-
-    Raises:
-        ValueError: if ``inputs`` is empty.
-    """
-    items = list(inputs)
-    if not items:
-        raise ValueError("add_n needs at least one tensor to add.")
-    total = convert_to_tensor(items[0])
-    for item in items[1:]:
-        total = add(total, item)
-    return total
 
 
 # -- unary ----------------------------------------------------------------------

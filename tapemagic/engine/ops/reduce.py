@@ -17,8 +17,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import Op, apply, defop
 from ..tensor import Tensor, convert_to_tensor
-from . import math
-from ._util import normalize_axes
+from ._util import normalize_axes, require_float
 
 __all__ = [
     "argmax",
@@ -27,15 +26,12 @@ __all__ = [
     "cumsum",
     "reduce_all",
     "reduce_any",
-    "reduce_euclidean_norm",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
     "reduce_min",
     "reduce_prod",
-    "reduce_std",
     "reduce_sum",
-    "reduce_variance",
 ]
 
 
@@ -95,14 +91,6 @@ def _as_kept(ns: Any, out: Any, x: Any, axes: tuple[int, ...]) -> Any:
     """A reduction's result (no batch axes) reshaped to broadcast against ``x``."""
     kept = _kept_shape(ns.shape(x), axes)
     return out if ns.shape(out) == kept else ns.reshape(out, shape=kept)
-
-
-def _require_float(x: Tensor, op_name: str) -> None:
-    if x._value.dtype.kind not in "fc":
-        raise TypeError(
-            f"{op_name}: input must be either real or complex. Received "
-            f"{x.dtype.name} input; cast it first: tf.cast(x, tf.float32)."
-        )
 
 
 # -- sum and mean ------------------------------------------------------------------
@@ -433,68 +421,8 @@ def reduce_logsumexp(
         np.float32(1000.6932)
     """
     x = convert_to_tensor(input_tensor)
-    _require_float(x, "reduce_logsumexp")
+    require_float(x, "reduce_logsumexp")
     return _reduce(_reduce_logsumexp.op, x, axis, keepdims)
-
-
-# -- variance and standard deviation (composed) ------------------------------------
-
-
-def reduce_variance(
-    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Tensor:
-    """Population variance (dividing by N) over ``axis``.
-
-    Args:
-        input_tensor: a floating-point tensor.
-        axis: None (every axis), an int or a list of ints; negative counts from
-            the end.
-        keepdims: keep the reduced axes with size 1.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The variances, in the input's dtype.
-
-    Raises:
-        TypeError: if the input is not floating point (as in TensorFlow).
-        InvalidArgumentError: if an axis is out of range.
-
-    Example:
-        >>> reduce_variance([1.0, 2.0, 3.0, 4.0]).numpy()
-        np.float32(1.25)
-    """
-    x = convert_to_tensor(input_tensor)
-    _require_float(x, "reduce_variance")
-    mean = reduce_mean(x, axis, keepdims=True)
-    return reduce_mean(math.square(math.subtract(x, mean)), axis, keepdims)
-
-
-def reduce_std(
-    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Tensor:
-    """Population standard deviation over ``axis``: ``sqrt(reduce_variance(x))``.
-
-    Args:
-        input_tensor: a floating-point tensor.
-        axis: None (every axis), an int or a list of ints; negative counts from
-            the end.
-        keepdims: keep the reduced axes with size 1.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The standard deviations, in the input's dtype.
-
-    Raises:
-        TypeError: if the input is not floating point (as in TensorFlow).
-        InvalidArgumentError: if an axis is out of range.
-
-    Example:
-        >>> reduce_std([1.0, 3.0]).numpy()
-        np.float32(1.0)
-    """
-    x = convert_to_tensor(input_tensor)
-    _require_float(x, "reduce_std")
-    return math.sqrt(reduce_variance(x, axis, keepdims))
 
 
 # -- argmax, argmin (not differentiable) -------------------------------------------
@@ -658,44 +586,6 @@ def reduce_all(
         array([ True, False])
     """
     return _logical_reduce(_reduce_all.op, input_tensor, axis, keepdims)
-
-
-# -- euclidean norm (composed) -----------------------------------------------------
-
-
-def reduce_euclidean_norm(
-    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Tensor:
-    """``sqrt(reduce_sum(x * x, axis))``: the 2-norm over ``axis``.
-
-    Composed of a multiply, a sum and a square root, so the gradient is
-    ``x / norm``; at an all-zero group it is NaN, as in TensorFlow. Integer inputs
-    give an integer result, the square root truncated toward zero (the norm of
-    int32 ``[[1, 2, 3], [1, 1, 1]]`` is 4), as in TensorFlow.
-
-    Args:
-        input_tensor: a numeric tensor.
-        axis: None (every axis), an int or a list of ints; negative counts from
-            the end.
-        keepdims: keep the reduced axes with size 1.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The norms, in the input's dtype.
-
-    Raises:
-        InvalidArgumentError: if an axis is out of range, or the input is bool.
-
-    Example:
-        >>> reduce_euclidean_norm([[3.0, 4.0], [6.0, 8.0]], axis=1).numpy()
-        array([ 5., 10.], dtype=float32)
-    """
-    x = convert_to_tensor(input_tensor)
-    total = reduce_sum(math.multiply(x, x), axis, keepdims)
-    if x._value.dtype.kind in "iu":
-        # computed in float64 and truncated back, as TensorFlow's integer kernel
-        return math.cast(math.sqrt(math.cast(total, dtypes.float64)), x.dtype)
-    return math.sqrt(total)
 
 
 # -- cumulative sums and products ---------------------------------------------------

@@ -1,5 +1,5 @@
 """Ops that move elements without arithmetic: reshape, transpose, stacking,
-splitting, tiling, padding, masking, repeating and sorting; with the indexing ops
+splitting, tiling and padding; with the indexing ops
 (``indexing``) re-exported.
 
 Their VJPs move the cotangent back. Leading batch axes of ``g`` stay in front:
@@ -9,8 +9,7 @@ Their VJPs move the cotangent back. Leading batch axes of ``g`` stay in front:
 
 from __future__ import annotations
 
-import builtins
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -22,30 +21,23 @@ from ._util import check_axis, normalize_axes, static_shape
 from .indexing import gather, gather_nd, getitem, getitem_raw, slice_
 
 __all__ = [
-    "TopKV2",
-    "argsort",
-    "boolean_mask",
     "broadcast_to",
     "concat",
     "expand_dims",
     "gather",
     "gather_nd",
     "getitem",
-    "meshgrid",
     "pad",
     "rank",
-    "repeat",
     "reshape",
     "reverse",
     "shape",
     "size",
     "slice_",
-    "sort",
     "split",
     "squeeze",
     "stack",
     "tile",
-    "top_k",
     "transpose",
     "unstack",
 ]
@@ -634,350 +626,3 @@ def rank(input: Any, name: str | None = None) -> Tensor:
         np.int32(2)
     """
     return Tensor(np.asarray(len(_shape_of(input)), dtype=np.int32))
-
-
-# -- boolean_mask, repeat (composed of reshape and gather) -------------------------
-
-
-def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
-                 name: str = "boolean_mask") -> Tensor:  # fmt: skip
-    """The entries of ``tensor`` where ``mask`` is true, in row-major order.
-
-    ``mask`` (K axes) covers axes ``axis .. axis + K - 1`` of ``tensor``; those
-    axes become one axis holding the selected entries. Composed as TensorFlow
-    composes it: a reshape and a ``gather`` at the true positions, so the
-    gradient puts ``g`` back where the mask is true and zeros elsewhere.
-
-    Args:
-        tensor: the tensor to mask.
-        mask: a bool tensor (nonzero numbers count as true) whose shape equals
-            ``tensor.shape[axis:axis + K]``.
-        axis: the first axis the mask covers (default 0); negative counts from
-            the end.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of shape ``tensor.shape[:axis] + [count] +
-        tensor.shape[axis + K:]``.
-
-    Raises:
-        ValueError: if ``mask`` is a scalar or its shape does not match.
-
-    Example:
-        >>> boolean_mask([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [True, False, True]
-        ...              ).numpy()
-        array([[1., 2.],
-               [5., 6.]], dtype=float32)
-    """
-    x = convert_to_tensor(tensor)
-    m = convert_to_tensor(mask)._value
-    if m.ndim == 0:
-        raise ValueError(
-            f"mask cannot be scalar (got {m!r}). Give a mask with the shape of the "
-            "axes to select from, e.g. [True, False, True]."
-        )
-    shape = x._value.shape
-    ndim = len(shape)
-    start = 0 if axis is None else int(axis)
-    if start < 0:
-        start += ndim
-    covered = shape[start : start + m.ndim]
-    if start < 0 or start + m.ndim > ndim or covered != m.shape:
-        raise ValueError(
-            f"Shapes {list(covered)} and {list(m.shape)} are incompatible: the mask "
-            f"must have the shape of axes {start}..{start + m.ndim - 1} of the tensor "
-            f"of shape {list(shape)}."
-        )
-    count = int(np.prod(m.shape, dtype=np.int64))
-    flat = reshape(x, shape[:start] + (count,) + shape[start + m.ndim :])
-    picked = np.flatnonzero(m).astype(np.int64)
-    return gather(flat, Tensor(picked), axis=start)
-
-
-def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
-           ) -> Tensor:  # fmt: skip
-    """Repeat each slice of ``input`` along ``axis`` ``repeats[i]`` times.
-
-    Composed as one ``gather`` with every index repeated, so the gradient of
-    each slice is the sum of the gradients of its copies.
-
-    Args:
-        input: the tensor to repeat.
-        repeats: a non-negative int, or one per slice along ``axis``.
-        axis: the axis to repeat along; None flattens ``input`` first (as
-            TensorFlow and NumPy do).
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The repeated tensor.
-
-    Raises:
-        InvalidArgumentError: if ``axis`` is out of range, ``repeats`` has the
-            wrong length, or a repeat count is negative.
-        TypeError: if ``repeats`` are not integers.
-
-    Example:
-        >>> repeat([[1.0, 2.0], [3.0, 4.0]], [2, 1], axis=0).numpy()
-        array([[1., 2.],
-               [1., 2.],
-               [3., 4.]], dtype=float32)
-        >>> repeat([1.0, 2.0], 2).numpy()
-        array([1., 1., 2., 2.], dtype=float32)
-    """
-    x = convert_to_tensor(input)
-    if axis is None:
-        x = reshape(x, (x._value.size,))
-        ax = 0
-    else:
-        ax = check_axis(axis, x._value.ndim, "repeat")
-    if isinstance(repeats, (Tensor, Variable)):
-        repeats = repeats._value
-    counts = np.asarray(repeats)
-    if counts.dtype.kind not in "iu":
-        raise TypeError(
-            f"repeat: repeats must be integers, got {counts.tolist()!r}. Cast them: "
-            "tf.cast(repeats, tf.int32)."
-        )
-    dim = x._value.shape[ax]
-    if counts.ndim > 1 or counts.size not in (1, dim):
-        raise InvalidArgumentError(
-            f"repeat: repeats {counts.tolist()!r} must be a scalar or a vector of "
-            f"length 1 or {dim} (the size of axis {ax}).",
-            op="repeat",
-        )
-    if np.any(counts < 0):
-        raise InvalidArgumentError(
-            f"repeat: repeats must be non-negative, got {counts.tolist()!r}.",
-            op="repeat",
-        )
-    index = np.repeat(np.arange(dim, dtype=np.int64), np.broadcast_to(counts, (dim,)))
-    return gather(x, Tensor(index), axis=ax)
-
-
-# -- meshgrid (composed of reshape and broadcast_to) ----------------------------------
-
-
-def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
-    """Coordinate grids from N vectors: N tensors of the same N-D shape.
-
-    With the default ``indexing='xy'`` the first two axes are swapped (the first
-    vector runs along axis 1, as for image coordinates); ``'ij'`` keeps the
-    order. Each output is its vector reshaped and broadcast, so its gradient is
-    the sum over the copies.
-
-    Args:
-        *args: tensors, each flattened to a vector.
-        **kwargs: ``indexing`` (``'xy'`` or ``'ij'``) and ``name`` (ignored).
-
-    Returns:
-        A list of N tensors of shape ``[len(args[1]), len(args[0]), ...]`` for
-        ``'xy'`` and ``[len(args[0]), len(args[1]), ...]`` for ``'ij'``.
-
-    Raises:
-        ValueError: for an unknown ``indexing``.
-        TypeError: for an unknown keyword argument.
-
-    Example:
-        >>> xs, ys = meshgrid([1.0, 2.0, 3.0], [4.0, 5.0])
-        >>> xs.numpy()
-        array([[1., 2., 3.],
-               [1., 2., 3.]], dtype=float32)
-        >>> ys.numpy()
-        array([[4., 4., 4.],
-               [5., 5., 5.]], dtype=float32)
-    """
-    indexing = kwargs.pop("indexing", "xy")
-    kwargs.pop("name", None)
-    if kwargs:
-        raise TypeError(
-            f"{next(iter(kwargs))!r} is an invalid keyword argument for meshgrid; it "
-            "takes indexing='xy' or 'ij' and name."
-        )
-    if indexing not in ("xy", "ij"):
-        raise ValueError(
-            f"indexing parameter must be either 'xy' or 'ij', got {indexing!r}."
-        )
-    vectors = []
-    for arg in args:
-        t = convert_to_tensor(arg)
-        vectors.append(reshape(t, (t._value.size,)))
-    ndim = len(vectors)
-    places = list(range(ndim))
-    if indexing == "xy" and ndim > 1:
-        places[0], places[1] = 1, 0
-    full = [1] * ndim
-    for v, place in zip(vectors, places):
-        full[place] = v._value.size
-    grids = []
-    for v, place in zip(vectors, places):
-        column = [1] * ndim
-        column[place] = v._value.size
-        grids.append(broadcast_to(reshape(v, tuple(column)), tuple(full)))
-    return grids
-
-
-# -- sorting: argsort (not differentiable), sort and top_k (composed with gather) ----
-
-
-def _argsort_forward(
-    x: np.ndarray, *, axis: int, descending: bool, dtype: np.dtype
-) -> np.ndarray:
-    if not descending:
-        order = np.argsort(x, axis=axis, kind="stable")
-    else:
-        # Descending with the lower index first on a tie (TensorFlow's top_k):
-        # sort the reversed axis ascending, stably, and reverse the result.
-        flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
-        order = x.shape[axis] - 1 - np.flip(flipped, axis)
-    return order.astype(dtype)
-
-
-# The order is piecewise constant in the values: no gradient (None), as TensorFlow.
-_argsort = defop("argsort", _argsort_forward)
-
-
-def _sort_direction(direction: Any) -> bool:
-    if direction not in ("ASCENDING", "DESCENDING"):
-        raise ValueError(
-            f"direction should be one of ['ASCENDING', 'DESCENDING'], got "
-            f"{direction!r} (upper case)."
-        )
-    return direction == "DESCENDING"
-
-
-def _take_along(x: Tensor, order: np.ndarray, axis: int) -> Tensor:
-    """NumPy's ``take_along_axis``, as a ``gather`` batched over the other axes."""
-    ndim = x._value.ndim
-    perm = tuple(a for a in range(ndim) if a != axis) + (axis,)
-    index = Tensor(np.ascontiguousarray(np.transpose(order, perm)))
-    picked = gather(transpose(x, perm), index, axis=ndim - 1, batch_dims=ndim - 1)
-    return transpose(picked, tuple(int(p) for p in np.argsort(perm)))
-
-
-def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
-            stable: bool = False, name: str | None = None) -> Tensor:  # fmt: skip
-    """The int32 indices that sort ``values`` along ``axis``.
-
-    Equal values keep their order (the lower index first) in both directions,
-    as TensorFlow's sort does. Not differentiable: a gradient through it is
-    ``None``.
-
-    Args:
-        values: a numeric tensor of rank >= 1.
-        axis: the axis to sort along (default the last).
-        direction: ``'ASCENDING'`` or ``'DESCENDING'``.
-        stable: accepted for TensorFlow compatibility; the order is always stable.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        An int32 tensor of ``values``' shape.
-
-    Raises:
-        ValueError: for an unknown ``direction``.
-        InvalidArgumentError: if ``axis`` is out of range.
-
-    Example:
-        >>> argsort([30.0, 10.0, 20.0]).numpy()
-        array([1, 2, 0], dtype=int32)
-    """
-    x = convert_to_tensor(values)
-    descending = _sort_direction(direction)
-    ax = check_axis(axis, x._value.ndim, "argsort")
-    params = {"axis": ax, "descending": descending, "dtype": np.dtype(np.int32)}
-    return apply(_argsort.op, (x,), params)
-
-
-def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
-         name: str | None = None) -> Tensor:  # fmt: skip
-    """``values`` sorted along ``axis``.
-
-    Composed of :func:`argsort` and a ``gather``, so the gradient of each sorted
-    entry goes back to where it came from.
-
-    Args:
-        values: a numeric tensor of rank >= 1.
-        axis: the axis to sort along (default the last).
-        direction: ``'ASCENDING'`` or ``'DESCENDING'``.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of ``values``' shape and dtype.
-
-    Raises:
-        ValueError: for an unknown ``direction``.
-        InvalidArgumentError: if ``axis`` is out of range.
-
-    Example:
-        >>> sort([[3.0, 1.0, 2.0]], direction="DESCENDING").numpy()
-        array([[3., 2., 1.]], dtype=float32)
-    """
-    x = convert_to_tensor(values)
-    order = argsort(x, axis, direction)
-    return _take_along(x, order._value, check_axis(axis, x._value.ndim, "sort"))
-
-
-class TopKV2(NamedTuple):
-    """What :func:`top_k` returns: the largest ``values`` and their ``indices``."""
-
-    values: Tensor
-    indices: Tensor
-
-
-def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,
-          name: str | None = None) -> TopKV2:  # fmt: skip
-    """The ``k`` largest entries along the last axis, and their indices.
-
-    Equal values come lower index first, as in TensorFlow. The values are
-    gathered at the indices, so their gradient goes back to those positions
-    (scattered into zeros); the indices have none.
-
-    Args:
-        input: a numeric tensor of rank >= 1 whose last axis has >= ``k`` entries.
-        k: how many entries to keep (an int >= 0).
-        sorted: accepted for TensorFlow compatibility; the result is always
-            sorted, largest first (TensorFlow leaves the order unspecified when
-            False).
-        index_type: tf.int32 (the default) or tf.int64.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        ``TopKV2(values, indices)``, both of shape ``input.shape[:-1] + [k]``.
-
-    Raises:
-        InvalidArgumentError: if ``input`` is a scalar, ``k`` is negative or
-            larger than the last axis.
-        TypeError: if ``index_type`` is not int32 or int64.
-
-    Example:
-        >>> values, indices = top_k([1.0, 9.0, 3.0, 9.0], k=3)
-        >>> values.numpy(), indices.numpy()
-        (array([9., 9., 3.], dtype=float32), array([1, 3, 2], dtype=int32))
-    """
-    x = convert_to_tensor(input)
-    shape = x._value.shape
-    if not shape:
-        raise InvalidArgumentError(
-            "top_k: input must be >= 1-D, got a scalar. Pass a vector (or a batch "
-            "of vectors along the last axis).",
-            op="top_k",
-        )
-    count = int(k._value) if isinstance(k, (Tensor, Variable)) else int(k)
-    if count < 0:
-        raise InvalidArgumentError(f"Need k >= 0, got {count}.", op="top_k")
-    if count > shape[-1]:
-        raise InvalidArgumentError(
-            f"input must have at least k columns. Had {shape[-1]}, needed {count} "
-            f"(input shape {list(shape)}); use a smaller k.",
-            op="top_k",
-        )
-    index_dtype = dtypes.as_dtype(index_type)
-    if index_dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError(
-            f"top_k: index_type must be tf.int32 or tf.int64, got {index_dtype!r}."
-        )
-    ndim = len(shape)
-    params = {"axis": ndim - 1, "descending": True, "dtype": index_dtype._np}
-    order = apply(_argsort.op, (x,), params)
-    indices = getitem_raw(order, (Ellipsis, builtins.slice(0, count)))
-    values = gather(x, indices, axis=ndim - 1, batch_dims=ndim - 1)
-    return TopKV2(values, indices)

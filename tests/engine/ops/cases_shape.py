@@ -11,8 +11,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine.op import apply
+from tapemagic.engine.ops import composed_shape as CS
 from tapemagic.engine.ops import indexing as I
 from tapemagic.engine.ops import shape as S
+from tapemagic.engine.ops import sorting as SO
 
 from .gradcheck import Case, unary_shapes
 
@@ -369,7 +371,7 @@ def _indexing(data, shapes) -> tuple:
 
 def _meshgrid(*args):
     *vectors, indexing = args
-    return S.meshgrid(*vectors, indexing=indexing)
+    return CS.meshgrid(*vectors, indexing=indexing)
 
 
 def _sort_args(data, shapes) -> tuple:
@@ -386,14 +388,14 @@ CASES += [
     Case("strided_slice", S.slice_, ANY, extra=_begin_size, name="slice"),
     Case(
         "gather",
-        lambda x, mask, axis: S.boolean_mask(x, mask, axis=axis),
+        lambda x, mask, axis: CS.boolean_mask(x, mask, axis=axis),
         RANKED,
         extra=_mask_and_axis,
         name="boolean_mask",
     ),
     Case(
         "gather",
-        lambda x, repeats, axis: S.repeat(x, repeats, axis=axis),
+        lambda x, repeats, axis: CS.repeat(x, repeats, axis=axis),
         ANY,
         extra=_repeats,
         name="repeat",
@@ -401,14 +403,14 @@ CASES += [
     Case("broadcast_to", _meshgrid, _vectors(), extra=_indexing, name="meshgrid"),
     Case(
         "argsort",
-        lambda x, axis, direction: S.argsort(x, axis, direction),
+        lambda x, axis, direction: SO.argsort(x, axis, direction),
         RANKED,
         extra=_sort_args,
         differentiable=False,
     ),
     Case(
         "gather",
-        lambda x, axis, direction: S.sort(x, axis, direction),
+        lambda x, axis, direction: SO.sort(x, axis, direction),
         RANKED,
         domain=_distinct,
         extra=_sort_args,
@@ -416,7 +418,7 @@ CASES += [
     ),
     Case(
         "gather",
-        lambda x, k: S.top_k(x, k).values,
+        lambda x, k: SO.top_k(x, k).values,
         RANKED,
         domain=_distinct,
         extra=_k,

@@ -11,6 +11,7 @@ import pytest
 
 from tapemagic.engine import GradientTape, Tensor, TensorShape, Variable
 from tapemagic.engine.errors import InvalidArgumentError
+from tapemagic.engine.ops import composed_creation as CC
 from tapemagic.engine.ops import creation as C
 from tapemagic.engine.ops.reduce import reduce_sum
 
@@ -160,11 +161,11 @@ def test_eye_matches_numpy_and_batches() -> None:
 
 
 def test_linspace_dtypes_and_values_follow_tensorflow() -> None:
-    _check(C.linspace(10.0, 12.0, 3), [10, 11, 12], np.float32)
+    _check(CC.linspace(10.0, 12.0, 3), [10, 11, 12], np.float32)
     # integer endpoints are divided with truediv: float64, as in TensorFlow
-    _check(C.linspace(0, 100, 5), [0, 25, 50, 75, 100], np.float64)
-    _check(C.linspace(1.0, 2.0, 1), [1.0], np.float32)
-    _check(C.linspace(1.0, 2.0, 0), [], np.float32)
+    _check(CC.linspace(0, 100, 5), [0, 25, 50, 75, 100], np.float64)
+    _check(CC.linspace(1.0, 2.0, 1), [1.0], np.float32)
+    _check(CC.linspace(1.0, 2.0, 0), [], np.float32)
 
 
 def test_linspace_of_tensors_along_an_axis() -> None:
@@ -172,15 +173,15 @@ def test_linspace_of_tensors_along_an_axis() -> None:
     expected = np.array(
         [[0, 5], [2.5, 13.75], [5, 22.5], [7.5, 31.25], [10, 40]], np.float32
     )
-    _check(C.linspace([0.0, 5.0], [10.0, 40.0], 5, axis=0), expected, np.float32)
-    _check(C.linspace([0.0, 5.0], [10.0, 40.0], 5, axis=-1), expected.T, np.float32)
+    _check(CC.linspace([0.0, 5.0], [10.0, 40.0], 5, axis=0), expected, np.float32)
+    _check(CC.linspace([0.0, 5.0], [10.0, 40.0], 5, axis=-1), expected.T, np.float32)
 
 
 def test_linspace_gradients_reach_start_and_stop() -> None:
     start, stop = Variable(1.0), Variable(3.0)
     weights = np.array([1.0, 2.0, 3.0, 4.0, 5.0], np.float32)
     with GradientTape() as tape:
-        loss = reduce_sum(C.linspace(start, stop, 5) * weights)
+        loss = reduce_sum(CC.linspace(start, stop, 5) * weights)
     g_start, g_stop = tape.gradient(loss, [start, stop])
     fraction = np.arange(5) / 4
     np.testing.assert_allclose(float(g_start), np.sum(weights * (1 - fraction)))
@@ -189,9 +190,9 @@ def test_linspace_gradients_reach_start_and_stop() -> None:
 
 def test_linspace_num_errors() -> None:
     with pytest.raises(TypeError, match="num must be a scalar integer"):
-        C.linspace(0.0, 1.0, 2.5)
+        CC.linspace(0.0, 1.0, 2.5)
     with pytest.raises(InvalidArgumentError, match="num must be >= 0"):
-        C.linspace(0.0, 1.0, -1)
+        CC.linspace(0.0, 1.0, -1)
 
 
 # -- constant ---------------------------------------------------------------------
@@ -367,6 +368,7 @@ def test_an_op_seed_continues_one_stream_until_set_seed() -> None:
 
 
 _PROGRAM = """
+from tapemagic.engine.ops import composed_creation as CC
 from tapemagic.engine.ops import creation as C
 {setup}
 print(C.random_normal([3]{seed}).numpy().tolist(), C.random_uniform([2]{seed}).numpy().tolist())

@@ -12,6 +12,7 @@ from tapemagic.engine import GradientTape, Tensor, Variable, dtypes
 from tapemagic.engine.errors import InvalidArgumentError
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import reduce as R
+from tapemagic.engine.ops import reductions as RS
 
 
 def grad(fn, value, dtype=np.float64):
@@ -251,8 +252,8 @@ def test_reduce_variance_and_std_match_numpy() -> None:
     x = np.random.default_rng(1).normal(size=(3, 4))
     for axis in (None, 0, [1], [-1, 0]):
         ax = tuple(axis) if isinstance(axis, list) else axis
-        var = R.reduce_variance(Tensor(x), axis=axis).numpy()
-        std = R.reduce_std(Tensor(x), axis=axis, keepdims=True).numpy()
+        var = RS.reduce_variance(Tensor(x), axis=axis).numpy()
+        std = RS.reduce_std(Tensor(x), axis=axis, keepdims=True).numpy()
         np.testing.assert_allclose(var, np.var(x, axis=ax))
         np.testing.assert_allclose(std, np.std(x, axis=ax, keepdims=True))
 
@@ -260,10 +261,10 @@ def test_reduce_variance_and_std_match_numpy() -> None:
 def test_reduce_variance_gradient() -> None:
     # d var / d x_i = 2 (x_i - mean) / n
     x = np.array([1.0, 2.0, 6.0])
-    np.testing.assert_allclose(grad(R.reduce_variance, x), 2 * (x - 3.0) / 3)
+    np.testing.assert_allclose(grad(RS.reduce_variance, x), 2 * (x - 3.0) / 3)
 
 
-@pytest.mark.parametrize("fn", [R.reduce_variance, R.reduce_std])
+@pytest.mark.parametrize("fn", [RS.reduce_variance, RS.reduce_std])
 def test_reduce_variance_rejects_ints(fn) -> None:
     with pytest.raises(TypeError, match="real or complex"):
         fn(np.array([1, 2], np.int32))
@@ -451,20 +452,20 @@ def test_scans_take_an_int_tensor_axis() -> None:
 
 def test_reduce_euclidean_norm_follows_tensorflows_examples() -> None:
     x = np.array([[1, 2, 3], [1, 1, 1]], np.int32)
-    ints = R.reduce_euclidean_norm(x)
+    ints = RS.reduce_euclidean_norm(x)
     assert ints.dtype == dtypes.int32 and ints.numpy() == 4  # sqrt(17), truncated
     y = x.astype(np.float32)
-    assert R.reduce_euclidean_norm(y).numpy() == np.float32(np.sqrt(17.0))
+    assert RS.reduce_euclidean_norm(y).numpy() == np.float32(np.sqrt(17.0))
     np.testing.assert_allclose(
-        R.reduce_euclidean_norm(y, 0).numpy(), np.sqrt([2.0, 5.0, 10.0]), rtol=1e-6
+        RS.reduce_euclidean_norm(y, 0).numpy(), np.sqrt([2.0, 5.0, 10.0]), rtol=1e-6
     )
-    kept = R.reduce_euclidean_norm(y, 1, keepdims=True).numpy()
+    kept = RS.reduce_euclidean_norm(y, 1, keepdims=True).numpy()
     np.testing.assert_allclose(kept, [[np.sqrt(14.0)], [np.sqrt(3.0)]], rtol=1e-6)
-    assert R.reduce_euclidean_norm(y, [0, 1]).numpy() == np.float32(np.sqrt(17.0))
+    assert RS.reduce_euclidean_norm(y, [0, 1]).numpy() == np.float32(np.sqrt(17.0))
 
 
 def test_reduce_euclidean_norm_gradient_and_nan_at_zero() -> None:
-    g = grad(lambda x: R.reduce_euclidean_norm(x, axis=1), [[3.0, 4.0], [0.0, 0.0]])
+    g = grad(lambda x: RS.reduce_euclidean_norm(x, axis=1), [[3.0, 4.0], [0.0, 0.0]])
     np.testing.assert_allclose(g[0], [0.6, 0.8], rtol=1e-15)  # x / norm
     assert np.isnan(g[1]).all()  # 0 / 0, as in TensorFlow
 
@@ -474,5 +475,5 @@ def test_new_reduce_names_are_exported_where_tensorflow_has_them() -> None:
 
     assert tf.cumsum is tf.math.cumsum is R.cumsum
     assert tf.math.cumprod is R.cumprod and not hasattr(tf, "cumprod")
-    assert tf.math.reduce_euclidean_norm is R.reduce_euclidean_norm
+    assert tf.math.reduce_euclidean_norm is RS.reduce_euclidean_norm
     assert not hasattr(tf, "reduce_euclidean_norm")

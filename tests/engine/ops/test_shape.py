@@ -11,9 +11,11 @@ import pytest
 
 from tapemagic.engine import GradientTape, Tensor, Variable, dtypes
 from tapemagic.engine.errors import InvalidArgumentError
+from tapemagic.engine.ops import composed_shape as CS
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import reduce as R
 from tapemagic.engine.ops import shape as S
+from tapemagic.engine.ops import sorting as SO
 
 
 def grad(fn, value, weights=None):
@@ -501,86 +503,86 @@ def test_slice_errors(begin, size, match) -> None:
 
 
 def test_boolean_mask_follows_tensorflows_examples() -> None:
-    got = S.boolean_mask([0, 1, 2, 3], np.array([True, False, True, False]))
+    got = CS.boolean_mask([0, 1, 2, 3], np.array([True, False, True, False]))
     assert got.numpy().tolist() == [0, 2]
-    rows = S.boolean_mask([[1, 2], [3, 4], [5, 6]], [True, False, True])
+    rows = CS.boolean_mask([[1, 2], [3, 4], [5, 6]], [True, False, True])
     assert rows.numpy().tolist() == [[1, 2], [5, 6]]
-    cols = S.boolean_mask([[1, 2, 3], [4, 5, 6]], [False, True, True], axis=1)
+    cols = CS.boolean_mask([[1, 2, 3], [4, 5, 6]], [False, True, True], axis=1)
     assert cols.numpy().tolist() == [[2, 3], [5, 6]]
 
 
 def test_boolean_mask_with_a_2d_mask_flattens_the_masked_axes() -> None:
     x = np.arange(24.0).reshape(2, 3, 4)
     mask = np.array([[True, False, True], [False, True, False]])
-    np.testing.assert_array_equal(S.boolean_mask(x, mask), x[mask])  # NumPy's rule
+    np.testing.assert_array_equal(CS.boolean_mask(x, mask), x[mask])  # NumPy's rule
     inner = np.arange(12).reshape(3, 4) % 5 == 0
-    got = S.boolean_mask(x, inner, axis=-2)  # a negative axis counts from the end
+    got = CS.boolean_mask(x, inner, axis=-2)  # a negative axis counts from the end
     assert got.shape == (2, 3)
     np.testing.assert_array_equal(got, x[:, inner])
 
 
 def test_boolean_mask_gradient_is_one_where_the_mask_is_true() -> None:
     mask = np.array([[True, False], [False, True], [True, True]])
-    g = grad(lambda x: S.boolean_mask(x, mask), np.ones((3, 2)), weights=[1, 2, 3, 4])
+    g = grad(lambda x: CS.boolean_mask(x, mask), np.ones((3, 2)), weights=[1, 2, 3, 4])
     assert g.tolist() == [[1.0, 0.0], [0.0, 2.0], [3.0, 4.0]]
 
 
 def test_boolean_mask_errors() -> None:
     with pytest.raises(ValueError, match="mask cannot be scalar"):
-        S.boolean_mask([1.0, 2.0], True)
+        CS.boolean_mask([1.0, 2.0], True)
     with pytest.raises(ValueError, match=r"Shapes \[3\] and \[2\] are incompatible"):
-        S.boolean_mask([1.0, 2.0, 3.0], [True, False])
+        CS.boolean_mask([1.0, 2.0, 3.0], [True, False])
 
 
 # -- repeat ---------------------------------------------------------------------------
 
 
 def test_repeat_follows_tensorflows_examples() -> None:
-    got = S.repeat([1.0, 2.0, 3.0], repeats=[3, 0, 2], axis=0)
+    got = CS.repeat([1.0, 2.0, 3.0], repeats=[3, 0, 2], axis=0)
     assert got.numpy().tolist() == [1.0, 1.0, 1.0, 3.0, 3.0]
     x = [[1, 2], [3, 4]]
-    assert S.repeat(x, repeats=[2, 3], axis=0).numpy().tolist() == [
+    assert CS.repeat(x, repeats=[2, 3], axis=0).numpy().tolist() == [
         [1, 2],
         [1, 2],
         [3, 4],
         [3, 4],
         [3, 4],
     ]
-    assert S.repeat(x, repeats=[2, 3], axis=1).numpy().tolist() == [
+    assert CS.repeat(x, repeats=[2, 3], axis=1).numpy().tolist() == [
         [1, 1, 2, 2, 2],
         [3, 3, 4, 4, 4],
     ]
-    assert S.repeat(3, repeats=4).numpy().tolist() == [3, 3, 3, 3]
-    assert S.repeat(x, repeats=2).numpy().tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert CS.repeat(3, repeats=4).numpy().tolist() == [3, 3, 3, 3]
+    assert CS.repeat(x, repeats=2).numpy().tolist() == [1, 1, 2, 2, 3, 3, 4, 4]
     np.testing.assert_array_equal(
-        S.repeat(np.arange(6).reshape(2, 3), [1], axis=-1), np.arange(6).reshape(2, 3)
+        CS.repeat(np.arange(6).reshape(2, 3), [1], axis=-1), np.arange(6).reshape(2, 3)
     )
 
 
 def test_repeat_gradient_sums_the_copies() -> None:
-    g = grad(lambda x: S.repeat(x, [3, 0, 2]), np.ones(3))
+    g = grad(lambda x: CS.repeat(x, [3, 0, 2]), np.ones(3))
     assert g.tolist() == [3.0, 0.0, 2.0]
     w = np.arange(8.0).reshape(2, 4)
-    g = grad(lambda x: S.repeat(x, 2, axis=1), np.ones((2, 2)), weights=w)
+    g = grad(lambda x: CS.repeat(x, 2, axis=1), np.ones((2, 2)), weights=w)
     assert g.reshape(-1).tolist() == [0 + 1, 2 + 3, 4 + 5, 6 + 7]
 
 
 def test_repeat_errors() -> None:
     with pytest.raises(InvalidArgumentError, match="length 1 or 3"):
-        S.repeat([1.0, 2.0, 3.0], [1, 2], axis=0)
+        CS.repeat([1.0, 2.0, 3.0], [1, 2], axis=0)
     with pytest.raises(InvalidArgumentError, match="non-negative"):
-        S.repeat([1.0, 2.0], [1, -1], axis=0)
+        CS.repeat([1.0, 2.0], [1, -1], axis=0)
     with pytest.raises(TypeError, match="integers"):
-        S.repeat([1.0, 2.0], 1.5)
+        CS.repeat([1.0, 2.0], 1.5)
     with pytest.raises(InvalidArgumentError, match="out of range"):
-        S.repeat([1.0, 2.0], 2, axis=1)
+        CS.repeat([1.0, 2.0], 2, axis=1)
 
 
 # -- meshgrid -------------------------------------------------------------------------
 
 
 def test_meshgrid_follows_tensorflows_example() -> None:
-    xs, ys = S.meshgrid([1, 2, 3], [4, 5, 6])
+    xs, ys = CS.meshgrid([1, 2, 3], [4, 5, 6])
     assert xs.numpy().tolist() == [[1, 2, 3]] * 3
     assert ys.numpy().tolist() == [[4, 4, 4], [5, 5, 5], [6, 6, 6]]
 
@@ -588,11 +590,11 @@ def test_meshgrid_follows_tensorflows_example() -> None:
 @pytest.mark.parametrize("indexing", ["xy", "ij"])
 def test_meshgrid_matches_numpy(indexing) -> None:
     vectors = [np.arange(2.0), np.arange(3.0) + 10, np.arange(4.0) + 20]
-    got = S.meshgrid(*vectors, indexing=indexing)
+    got = CS.meshgrid(*vectors, indexing=indexing)
     for g, want in zip(got, np.meshgrid(*vectors, indexing=indexing)):
         np.testing.assert_array_equal(g, want)
-    assert S.meshgrid() == []
-    (single,) = S.meshgrid([[1.0, 2.0]], indexing=indexing)  # flattened
+    assert CS.meshgrid() == []
+    (single,) = CS.meshgrid([[1.0, 2.0]], indexing=indexing)  # flattened
     assert single.numpy().tolist() == [1.0, 2.0]
 
 
@@ -600,7 +602,7 @@ def test_meshgrid_gradient_counts_the_copies() -> None:
     x = Variable(np.array([1.0, 2.0, 3.0]))
     y = Variable(np.array([4.0, 5.0]))
     with GradientTape() as tape:
-        xs, ys = S.meshgrid(x, y)
+        xs, ys = CS.meshgrid(x, y)
         total = R.reduce_sum(xs * ys)
     gx, gy = tape.gradient(total, [x, y])
     assert gx.numpy().tolist() == [9.0, 9.0, 9.0]  # each x meets every y
@@ -609,9 +611,9 @@ def test_meshgrid_gradient_counts_the_copies() -> None:
 
 def test_meshgrid_errors() -> None:
     with pytest.raises(ValueError, match="'xy' or 'ij'"):
-        S.meshgrid([1.0], [2.0], indexing="ji")
+        CS.meshgrid([1.0], [2.0], indexing="ji")
     with pytest.raises(TypeError, match="'sparse' is an invalid keyword"):
-        S.meshgrid([1.0], sparse=True)
+        CS.meshgrid([1.0], sparse=True)
 
 
 # -- sort, argsort, top_k -----------------------------------------------------------
@@ -619,49 +621,49 @@ def test_meshgrid_errors() -> None:
 
 def test_sort_and_argsort_both_directions() -> None:
     x = np.array([[3.0, 1.0, 2.0], [0.0, 5.0, -1.0]])
-    np.testing.assert_array_equal(S.sort(x), np.sort(x, axis=-1))
-    np.testing.assert_array_equal(S.sort(x, axis=0), np.sort(x, axis=0))
-    down = S.sort(x, direction="DESCENDING").numpy()
+    np.testing.assert_array_equal(SO.sort(x), np.sort(x, axis=-1))
+    np.testing.assert_array_equal(SO.sort(x, axis=0), np.sort(x, axis=0))
+    down = SO.sort(x, direction="DESCENDING").numpy()
     np.testing.assert_array_equal(down, -np.sort(-x, axis=-1))
-    order = S.argsort(x)
+    order = SO.argsort(x)
     assert order.dtype == dtypes.int32
     np.testing.assert_array_equal(order, np.argsort(x, axis=-1))
 
 
 def test_argsort_keeps_ties_in_index_order_both_ways() -> None:
-    assert S.argsort([1.0, 1.0, 0.0, 1.0]).numpy().tolist() == [2, 0, 1, 3]
-    down = S.argsort([1, 3, 3, 2, 3], direction="DESCENDING").numpy().tolist()
+    assert SO.argsort([1.0, 1.0, 0.0, 1.0]).numpy().tolist() == [2, 0, 1, 3]
+    down = SO.argsort([1, 3, 3, 2, 3], direction="DESCENDING").numpy().tolist()
     assert down == [1, 2, 4, 3, 0]
 
 
 def test_sort_gradient_goes_back_to_where_each_value_came_from() -> None:
     x = [30.0, 10.0, 20.0]
     # sorted: [10, 20, 30] from positions [1, 2, 0]; weights 1, 2, 3
-    assert grad(S.sort, x, weights=[1, 2, 3]).tolist() == [3.0, 1.0, 2.0]
-    g = grad(lambda t: S.sort(t, axis=0, direction="DESCENDING"), [[1.0], [5.0]],
+    assert grad(SO.sort, x, weights=[1, 2, 3]).tolist() == [3.0, 1.0, 2.0]
+    g = grad(lambda t: SO.sort(t, axis=0, direction="DESCENDING"), [[1.0], [5.0]],
              weights=[[1.0], [7.0]])  # fmt: skip
     assert g.tolist() == [[7.0], [1.0]]
-    assert grad(lambda t: M.cast(S.argsort(t), "float64"), x) is None
+    assert grad(lambda t: M.cast(SO.argsort(t), "float64"), x) is None
 
 
 def test_sort_errors() -> None:
     with pytest.raises(ValueError, match="ASCENDING"):
-        S.sort([1.0, 2.0], direction="ascending")
+        SO.sort([1.0, 2.0], direction="ascending")
     with pytest.raises(InvalidArgumentError, match="out of range"):
-        S.argsort(3.0)
+        SO.argsort(3.0)
 
 
 def test_top_k_follows_tensorflows_examples() -> None:
-    result = S.top_k([1, 2, 98, 1, 1, 99, 3, 1, 3, 96, 4, 1], k=3)
+    result = SO.top_k([1, 2, 98, 1, 1, 99, 3, 1, 3, 96, 4, 1], k=3)
     assert result.values.numpy().tolist() == [99, 98, 96]
     assert result.indices.numpy().tolist() == [5, 2, 9]
     assert result.indices.dtype == dtypes.int32
-    ties = S.top_k([1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0], k=3)
+    ties = SO.top_k([1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0], k=3)
     assert ties.indices.numpy().tolist() == [0, 1, 3]  # lower index first
-    wide = S.top_k([1, 1, 0, 1], k=3, index_type=dtypes.int64)
+    wide = SO.top_k([1, 1, 0, 1], k=3, index_type=dtypes.int64)
     assert wide.indices.dtype == dtypes.int64
     x = np.random.default_rng(0).normal(size=(3, 4, 5, 6))
-    values, indices = S.top_k(x, k=2)
+    values, indices = SO.top_k(x, k=2)
     assert values.shape == indices.shape == (3, 4, 5, 2)
     np.testing.assert_array_equal(values, -np.sort(-x, axis=-1)[..., :2])
     # "the indices can be used to gather from a tensor whose shape matches input"
@@ -670,28 +672,30 @@ def test_top_k_follows_tensorflows_examples() -> None:
 
 def test_top_k_gradient_scatters_to_the_indices() -> None:
     x = [[1.0, 9.0, 3.0, 7.0], [4.0, 2.0, 8.0, 6.0]]
-    g = grad(lambda t: S.top_k(t, k=2).values, x, weights=[[1.0, 10.0]] * 2)
+    g = grad(lambda t: SO.top_k(t, k=2).values, x, weights=[[1.0, 10.0]] * 2)
     assert g.tolist() == [[0.0, 1.0, 0.0, 10.0], [0.0, 0.0, 1.0, 10.0]]
-    assert grad(lambda t: M.cast(S.top_k(t, 2).indices, "float64"), x) is None
+    assert grad(lambda t: M.cast(SO.top_k(t, 2).indices, "float64"), x) is None
 
 
 def test_top_k_errors() -> None:
     with pytest.raises(
         InvalidArgumentError, match="at least k columns. Had 3, needed 4"
     ):
-        S.top_k([1.0, 2.0, 3.0], k=4)
+        SO.top_k([1.0, 2.0, 3.0], k=4)
     with pytest.raises(InvalidArgumentError, match="Need k >= 0"):
-        S.top_k([1.0, 2.0], k=-1)
+        SO.top_k([1.0, 2.0], k=-1)
     with pytest.raises(InvalidArgumentError, match=">= 1-D"):
-        S.top_k(1.0)
+        SO.top_k(1.0)
     with pytest.raises(TypeError, match="index_type"):
-        S.top_k([1.0], index_type=dtypes.float32)
+        SO.top_k([1.0], index_type=dtypes.float32)
 
 
 def test_new_shape_names_are_exported_where_tensorflow_has_them() -> None:
     import tapemagic.tf as tf
 
     assert tf.slice is S.slice_
-    for name in ("boolean_mask", "repeat", "meshgrid", "sort", "argsort"):
-        assert getattr(tf, name) is getattr(S, name), name
-    assert tf.math.top_k is tf.nn.top_k is S.top_k and not hasattr(tf, "top_k")
+    for name in ("boolean_mask", "repeat", "meshgrid"):
+        assert getattr(tf, name) is getattr(CS, name), name
+    for name in ("sort", "argsort"):
+        assert getattr(tf, name) is getattr(SO, name), name
+    assert tf.math.top_k is tf.nn.top_k is SO.top_k and not hasattr(tf, "top_k")

@@ -1,0 +1,190 @@
+"""Sorting: the ``argsort`` primitive (not differentiable) beside its
+TensorFlow-signature wrapper, and ``sort`` and ``top_k``, composed of it and a
+``gather`` so the gradient of each entry goes back to where it came from.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import InvalidArgumentError
+from ..op import apply, defop
+from ..tensor import Tensor, Variable, convert_to_tensor
+from . import indexing as _indexing
+from . import shape as _shape
+from ._util import check_axis
+
+__all__ = ["TopKV2", "argsort", "sort", "top_k"]
+
+
+# -- sorting: argsort (not differentiable), sort and top_k (composed with gather) ----
+
+
+def _argsort_forward(
+    x: np.ndarray, *, axis: int, descending: bool, dtype: np.dtype
+) -> np.ndarray:
+    if not descending:
+        order = np.argsort(x, axis=axis, kind="stable")
+    else:
+        # Descending with the lower index first on a tie (TensorFlow's top_k):
+        # sort the reversed axis ascending, stably, and reverse the result.
+        flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        order = x.shape[axis] - 1 - np.flip(flipped, axis)
+    return order.astype(dtype)
+
+
+# The order is piecewise constant in the values: no gradient (None), as TensorFlow.
+_argsort = defop("argsort", _argsort_forward)
+
+
+def _sort_direction(direction: Any) -> bool:
+    if direction not in ("ASCENDING", "DESCENDING"):
+        raise ValueError(
+            f"direction should be one of ['ASCENDING', 'DESCENDING'], got "
+            f"{direction!r} (upper case)."
+        )
+    return direction == "DESCENDING"
+
+
+def _take_along(x: Tensor, order: np.ndarray, axis: int) -> Tensor:
+    """NumPy's ``take_along_axis``, as a ``gather`` batched over the other axes."""
+    ndim = x._value.ndim
+    perm = tuple(a for a in range(ndim) if a != axis) + (axis,)
+    index = Tensor(np.ascontiguousarray(np.transpose(order, perm)))
+    picked = _indexing.gather(
+        _shape.transpose(x, perm), index, axis=ndim - 1, batch_dims=ndim - 1
+    )
+    return _shape.transpose(picked, tuple(int(p) for p in np.argsort(perm)))
+
+
+def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
+            stable: bool = False, name: str | None = None) -> Tensor:  # fmt: skip
+    """The int32 indices that sort ``values`` along ``axis``.
+
+    Equal values keep their order (the lower index first) in both directions,
+    as TensorFlow's sort does. Not differentiable: a gradient through it is
+    ``None``.
+
+    Args:
+        values: a numeric tensor of rank >= 1.
+        axis: the axis to sort along (default the last).
+        direction: ``'ASCENDING'`` or ``'DESCENDING'``.
+        stable: accepted for TensorFlow compatibility; the order is always stable.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        An int32 tensor of ``values``' shape.
+
+    Raises:
+        ValueError: for an unknown ``direction``.
+        InvalidArgumentError: if ``axis`` is out of range.
+
+    Example:
+        >>> argsort([30.0, 10.0, 20.0]).numpy()
+        array([1, 2, 0], dtype=int32)
+    """
+    x = convert_to_tensor(values)
+    descending = _sort_direction(direction)
+    ax = check_axis(axis, x._value.ndim, "argsort")
+    params = {"axis": ax, "descending": descending, "dtype": np.dtype(np.int32)}
+    return apply(_argsort.op, (x,), params)
+
+
+def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
+         name: str | None = None) -> Tensor:  # fmt: skip
+    """``values`` sorted along ``axis``.
+
+    Composed of :func:`argsort` and a ``gather``, so the gradient of each sorted
+    entry goes back to where it came from.
+
+    Args:
+        values: a numeric tensor of rank >= 1.
+        axis: the axis to sort along (default the last).
+        direction: ``'ASCENDING'`` or ``'DESCENDING'``.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of ``values``' shape and dtype.
+
+    Raises:
+        ValueError: for an unknown ``direction``.
+        InvalidArgumentError: if ``axis`` is out of range.
+
+    Example:
+        >>> sort([[3.0, 1.0, 2.0]], direction="DESCENDING").numpy()
+        array([[3., 2., 1.]], dtype=float32)
+    """
+    x = convert_to_tensor(values)
+    order = argsort(x, axis, direction)
+    return _take_along(x, order._value, check_axis(axis, x._value.ndim, "sort"))
+
+
+class TopKV2(NamedTuple):
+    """What :func:`top_k` returns: the largest ``values`` and their ``indices``."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,
+          name: str | None = None) -> TopKV2:  # fmt: skip
+    """The ``k`` largest entries along the last axis, and their indices.
+
+    Equal values come lower index first, as in TensorFlow. The values are
+    gathered at the indices, so their gradient goes back to those positions
+    (scattered into zeros); the indices have none.
+
+    Args:
+        input: a numeric tensor of rank >= 1 whose last axis has >= ``k`` entries.
+        k: how many entries to keep (an int >= 0).
+        sorted: accepted for TensorFlow compatibility; the result is always
+            sorted, largest first (TensorFlow leaves the order unspecified when
+            False).
+        index_type: tf.int32 (the default) or tf.int64.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        ``TopKV2(values, indices)``, both of shape ``input.shape[:-1] + [k]``.
+
+    Raises:
+        InvalidArgumentError: if ``input`` is a scalar, ``k`` is negative or
+            larger than the last axis.
+        TypeError: if ``index_type`` is not int32 or int64.
+
+    Example:
+        >>> values, indices = top_k([1.0, 9.0, 3.0, 9.0], k=3)
+        >>> values.numpy(), indices.numpy()
+        (array([9., 9., 3.], dtype=float32), array([1, 3, 2], dtype=int32))
+    """
+    x = convert_to_tensor(input)
+    shape = x._value.shape
+    if not shape:
+        raise InvalidArgumentError(
+            "top_k: input must be >= 1-D, got a scalar. Pass a vector (or a batch "
+            "of vectors along the last axis).",
+            op="top_k",
+        )
+    count = int(k._value) if isinstance(k, (Tensor, Variable)) else int(k)
+    if count < 0:
+        raise InvalidArgumentError(f"Need k >= 0, got {count}.", op="top_k")
+    if count > shape[-1]:
+        raise InvalidArgumentError(
+            f"input must have at least k columns. Had {shape[-1]}, needed {count} "
+            f"(input shape {list(shape)}); use a smaller k.",
+            op="top_k",
+        )
+    index_dtype = dtypes.as_dtype(index_type)
+    if index_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(
+            f"top_k: index_type must be tf.int32 or tf.int64, got {index_dtype!r}."
+        )
+    ndim = len(shape)
+    params = {"axis": ndim - 1, "descending": True, "dtype": index_dtype._np}
+    order = apply(_argsort.op, (x,), params)
+    indices = _indexing.getitem_raw(order, (Ellipsis, builtins.slice(0, count)))
+    values = _indexing.gather(x, indices, axis=ndim - 1, batch_dims=ndim - 1)
+    return TopKV2(values, indices)
