@@ -20,6 +20,9 @@ class _ThreadState(threading.local):
         self.tapes: list = []
         # Observers of every op, read and escape (the explanation log of a tape).
         self.observers: list = []
+        # The open tf.name_scope: "" at the top, else a path ending in "/".
+        # New variables take it into their names (engine/module.py sets it).
+        self.name_scope = ""
 
 
 state = _ThreadState()

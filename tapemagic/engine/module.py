@@ -20,17 +20,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import nest
+from .context import state
 from .tensor import Variable
 
 __all__ = ["Module", "current_name_scope", "name_scope"]
-
-
-class _Scopes(threading.local):
-    def __init__(self) -> None:
-        self.current = ""  # "" at the top, else ends with "/"
-
-
-_scopes = _Scopes()
 
 
 def current_name_scope() -> str:
@@ -41,7 +34,7 @@ def current_name_scope() -> str:
         ...     current_name_scope()
         'outer/inner/'
     """
-    return _scopes.current
+    return state.name_scope
 
 
 class name_scope:  # lowercase: TensorFlow's spelling
@@ -79,7 +72,7 @@ class name_scope:  # lowercase: TensorFlow's spelling
         return self._name
 
     def __enter__(self) -> str:
-        outer = _scopes.current
+        outer = state.name_scope
         if not self._name:
             scope = ""
         elif self._name.endswith("/"):
@@ -87,11 +80,11 @@ class name_scope:  # lowercase: TensorFlow's spelling
         else:
             scope = f"{outer}{self._name}/"
         self._outer_scopes().append(outer)
-        _scopes.current = scope
+        state.name_scope = scope
         return scope
 
     def __exit__(self, *exc_info: Any) -> None:
-        _scopes.current = self._outer_scopes().pop()
+        state.name_scope = self._outer_scopes().pop()
 
     def _outer_scopes(self) -> list[str]:
         return self._entered.__dict__.setdefault("scopes", [])

@@ -312,7 +312,8 @@ class Variable(_Operators):
                 "was given. Pass a value of that shape or drop the shape argument."
             )
         self._id = new_id()
-        self._name = "Variable" if name is None else str(name)
+        # Inside tf.name_scope("outer"), a variable "w" is "outer/w", as in TF.
+        self._name = state.name_scope + ("Variable" if name is None else str(name))
         self._trainable = bool(trainable)
         self._snapshot = _snapshot(value, self._id)
 

@@ -158,12 +158,13 @@ True
 """  # noqa: E501
 
 
-@pytest.mark.xfail(
-    strict=True, reason="Variable does not read current_name_scope() yet"
-)
 def test_variables_take_the_name_scope_into_their_names() -> None:
+    # TensorFlow 2.21 prints outer/v:0, outer/inner/Variable:0 and w:0.
     with tf.name_scope("outer"):
         assert tf.Variable(1.0, name="v").name == "outer/v:0"
+        with tf.name_scope("inner"):
+            assert tf.Variable(1.0).name == "outer/inner/Variable:0"
+    assert tf.Variable(1.0, name="w").name == "w:0"
 
 
 def test_with_name_scope_keeps_the_method_and_restores_the_scope() -> None:
