@@ -785,15 +785,15 @@ class DatasetSpec:
 
 
 class _TensorSliceDataset(Dataset, TensorSlices):
-    pass
+    """What ``from_tensor_slices`` builds, under TensorFlow's class name."""
 
 
 class _TensorDataset(Dataset, Tensors):
-    pass
+    """What ``from_tensors`` builds, under TensorFlow's class name."""
 
 
 class _RangeDataset(Dataset, Range):
-    pass
+    """What ``range`` builds, under TensorFlow's class name."""
 
 
 class _GeneratorDataset(Dataset, Generator):
@@ -803,75 +803,75 @@ class _GeneratorDataset(Dataset, Generator):
 
 
 class _ZipDataset(Dataset, Zip):
-    pass
+    """What ``zip`` (and ``enumerate``) builds, under TensorFlow's class name."""
 
 
 class _ConcatenateDataset(Dataset, Concatenate):
-    pass
+    """What ``concatenate`` builds, under TensorFlow's class name."""
 
 
 class _BatchDataset(Dataset, Batch):
-    pass
+    """What ``batch`` builds, under TensorFlow's class name."""
 
 
 class _ParallelBatchDataset(_BatchDataset):
-    pass
+    """What ``batch`` with ``num_parallel_calls`` builds, under TensorFlow's class name."""
 
 
 class _PaddedBatchDataset(_BatchDataset, PaddedBatch):
-    pass
+    """What ``padded_batch`` builds, under TensorFlow's class name."""
 
 
 class _UnbatchDataset(Dataset, Unbatch):
-    pass
+    """What ``unbatch`` builds, under TensorFlow's class name."""
 
 
 class _ShuffleDataset(Dataset, Shuffle):
-    pass
+    """What ``shuffle`` builds, under TensorFlow's class name."""
 
 
 class _MapDataset(Dataset, Map):
-    pass
+    """What ``map`` builds, under TensorFlow's class name."""
 
 
 class _ParallelMapDataset(_MapDataset):
-    pass
+    """What ``map`` with ``num_parallel_calls`` builds, under TensorFlow's class name."""
 
 
 class _FilterDataset(Dataset, Filter):
-    pass
+    """What ``filter`` builds, under TensorFlow's class name."""
 
 
 class _TakeWhileDataset(Dataset, TakeWhile):
-    pass
+    """What ``take_while`` builds, under TensorFlow's class name."""
 
 
 class _RepeatDataset(Dataset, Repeat):
-    pass
+    """What ``repeat`` builds, under TensorFlow's class name."""
 
 
 class _TakeDataset(Dataset, Take):
-    pass
+    """What ``take`` builds, under TensorFlow's class name."""
 
 
 class _SkipDataset(Dataset, Skip):
-    pass
+    """What ``skip`` builds, under TensorFlow's class name."""
 
 
 class _ShardDataset(Dataset, Shard):
-    pass
+    """What ``shard`` builds, under TensorFlow's class name."""
 
 
 class _PrefetchDataset(Dataset, Prefetch):
-    pass
+    """What ``prefetch`` builds, under TensorFlow's class name."""
 
 
 class CacheDataset(Dataset, Cache):
-    pass
+    """What ``cache`` builds, under TensorFlow's class name."""
 
 
 class _WindowDataset(Dataset, Window):
-    pass
+    """What ``window`` builds, under TensorFlow's class name."""
 
 
 class _VariantDataset(_TensorSliceDataset):
@@ -879,15 +879,15 @@ class _VariantDataset(_TensorSliceDataset):
 
 
 class _FlatMapDataset(Dataset, FlatMap):
-    pass
+    """What ``flat_map`` builds, under TensorFlow's class name."""
 
 
 class _InterleaveDataset(_FlatMapDataset, Interleave):
-    pass
+    """What ``interleave`` builds, under TensorFlow's class name."""
 
 
 class _ParallelInterleaveDataset(_InterleaveDataset):
-    pass
+    """What ``interleave`` with ``num_parallel_calls`` builds, under TensorFlow's class name."""
 
 
 # -- checks of the methods' arguments ------------------------------------------------
