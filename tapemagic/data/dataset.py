@@ -815,7 +815,7 @@ class _BatchDataset(Dataset, Batch):
 
 
 class _ParallelBatchDataset(_BatchDataset):
-    """What ``batch`` with ``num_parallel_calls`` builds, under TensorFlow's class name."""
+    """``batch`` with ``num_parallel_calls``, under TensorFlow's class name."""
 
 
 class _PaddedBatchDataset(_BatchDataset, PaddedBatch):
@@ -835,7 +835,7 @@ class _MapDataset(Dataset, Map):
 
 
 class _ParallelMapDataset(_MapDataset):
-    """What ``map`` with ``num_parallel_calls`` builds, under TensorFlow's class name."""
+    """``map`` with ``num_parallel_calls``, under TensorFlow's class name."""
 
 
 class _FilterDataset(Dataset, Filter):
@@ -887,7 +887,7 @@ class _InterleaveDataset(_FlatMapDataset, Interleave):
 
 
 class _ParallelInterleaveDataset(_InterleaveDataset):
-    """What ``interleave`` with ``num_parallel_calls`` builds, under TensorFlow's class name."""
+    """``interleave`` with ``num_parallel_calls``, under TensorFlow's class name."""
 
 
 # -- checks of the methods' arguments ------------------------------------------------
