@@ -73,17 +73,21 @@ class Step:
     # -- what each step provides -------------------------------------------------
     def _chunks(self) -> Iterator[Chunk]:
         """The elements in chunks of one or more rows (never empty)."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must define _chunks().")
 
     def _cardinality(self) -> int:
-        raise NotImplementedError
+        """The number of elements, or INFINITE / UNKNOWN (every step defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _cardinality().")
 
     def _size(self) -> int | None:
         """The number of elements when rows can be gathered in any order."""
         return None
 
     def _gather(self, indices: np.ndarray) -> Chunk:
-        raise NotImplementedError
+        """The rows at ``indices``: steps whose ``_size`` is not None define it."""
+        raise NotImplementedError(
+            f"{type(self).__name__} has a _size but no _gather(); define both."
+        )
 
     # -- what the steps after it read ----------------------------------------------
     def _rows(self) -> Iterator[tuple[Any, ...]]:
