@@ -6,7 +6,8 @@ padded input, no Python loop over pixels). Its two gradients are ops too
 again convolutions and backprops, so second derivatives work. These three ops
 treat every axis before the last four as a leading (batch) axis and broadcast
 those between their two inputs, which is how batched cotangents pass through
-them.
+them, and how ``depthwise_conv2d`` convolves each channel with its own filters
+in one call.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "conv2d_backprop_filter",
     "conv2d_backprop_input",
     "conv2d_transpose",
+    "depthwise_conv2d",
 ]
 
 
@@ -383,3 +385,71 @@ def conv2d_transpose(
     return conv2d_backprop_input(
         output_shape, filters, input, strides, padding, data_format, dilations
     )
+
+
+def depthwise_conv2d(
+    input: Any,
+    filter: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str | None = None,
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """Convolve each input channel with its own ``channel_multiplier`` filters.
+
+    ``out[n, i, j, c * M + m] = sum_{di, dj} in[n, s*i + d*di, s*j + d*dj, c] *
+    filter[di, dj, c, m]`` after zero padding, where ``M`` is the channel
+    multiplier. It is the ``conv2d`` op with the channels moved to a leading
+    axis that the op broadcasts, each channel a one-channel image with its own
+    filters: one batched matmul, and gradients (of any order) from
+    ``conv2d``'s.
+
+    Args:
+        input: ``[batch..., H, W, C]`` (NHWC) or ``[batch..., C, H, W]`` (NCHW).
+        filter: ``[kh, kw, C, channel_multiplier]``.
+        strides: a list of 4 ints as TensorFlow asks (``[1, sh, sw, 1]`` in
+            NHWC); an int or a pair is accepted too.
+        padding: ``'SAME'``, ``'VALID'`` or explicit pairs, as in ``conv2d``.
+        data_format: ``'NHWC'`` (default) or ``'NCHW'``.
+        dilations: an int or a pair (default 1).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The output, with ``C * channel_multiplier`` channels, in
+        ``data_format`` layout.
+
+    Raises:
+        ValueError: for wrong ranks, bad arguments, or if the input's channels
+            differ from ``filter``'s third axis.
+
+    Example:
+        >>> x = np.arange(8.0).reshape(1, 2, 2, 2)
+        >>> depthwise_conv2d(x, np.ones((2, 2, 2, 1)), [1, 1, 1, 1],
+        ...                  "VALID").numpy().ravel()
+        array([12., 16.])
+    """
+    x, w = convert_inputs((input, filter))
+    fmt = _check_data_format("NHWC" if data_format is None else data_format)
+    _check_input(x, "depthwise_conv2d")
+    _check_filters(w, "depthwise_conv2d")
+    x = _to_nhwc(x, fmt)
+    *lead, h, wd, c = x._value.shape
+    kh, kw, ci, multiplier = w._value.shape
+    if c != ci:
+        raise ValueError(
+            f"depthwise_conv2d: input has {c} channels but filter expects {ci} "
+            f"(input shape {list(x._value.shape)}, filter shape "
+            f"{list(w._value.shape)}); filter's third axis must equal the input's "
+            "channel axis."
+        )
+    params = _conv_params(padding, fmt, strides, dilations, (h, wd), (kh, kw))
+    # (C, N, H, W, 1) images against (C, kh, kw, 1, M) filters -> (C, N, Ho, Wo, M)
+    images = shape.reshape(x, (-1, h, wd, c))
+    images = shape.expand_dims(shape.transpose(images, (3, 0, 1, 2)), -1)
+    filters = shape.expand_dims(shape.transpose(w, (2, 0, 1, 3)), 3)
+    out = apply(_conv2d.op, (images, filters), params)
+    ho, wo = out._value.shape[2:4]
+    out = shape.transpose(out, (1, 2, 3, 0, 4))
+    out = shape.reshape(out, (*lead, ho, wo, c * multiplier))
+    return _from_nhwc(out, fmt)

@@ -4,7 +4,8 @@ The primitives live by kind (activations, softmax and cross entropies,
 convolution, pooling) and are re-exported here; the ops composed of other ops
 are defined here: the activations softsign, silu, gelu and log_sigmoid, the
 sigmoid cross entropies and ``l2_loss``, ``bias_add``, ``moments``, ``dropout``,
-``l2_normalize``, ``batch_normalization`` and ``embedding_lookup``.
+``l2_normalize``, ``batch_normalization``, ``embedding_lookup`` and
+``separable_conv2d``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .conv import (
     conv2d_backprop_filter,
     conv2d_backprop_input,
     conv2d_transpose,
+    depthwise_conv2d,
 )
 from .math import abs as _abs
 from .math import (
@@ -69,6 +71,7 @@ __all__ = [
     "conv2d_backprop_filter",
     "conv2d_backprop_input",
     "conv2d_transpose",
+    "depthwise_conv2d",
     "dropout",
     "elu",
     "embedding_lookup",
@@ -85,6 +88,7 @@ __all__ = [
     "relu6",
     "relu_grad",
     "selu",
+    "separable_conv2d",
     "sigmoid_cross_entropy_with_logits",
     "silu",
     "softmax",
@@ -329,6 +333,60 @@ def batch_normalization(
         inv = multiply(inv, scale)
     shift = negative(mean * inv) if offset is None else subtract(offset, mean * inv)
     return add(t * cast(inv, t.dtype), cast(shift, t.dtype))
+
+
+def separable_conv2d(
+    input: Any,
+    depthwise_filter: Any,
+    pointwise_filter: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str | None = None,
+    dilations: Any = None,
+    name: str | None = None,
+) -> Tensor:
+    """A depthwise convolution, then a 1x1 convolution that mixes the channels.
+
+    Composed as TensorFlow composes it: ``depthwise_conv2d`` with ``strides``,
+    ``padding`` and ``dilations``, then ``conv2d`` with ``pointwise_filter``,
+    stride 1 and ``'VALID'`` padding.
+
+    Args:
+        input: ``[batch, H, W, C]`` (NHWC) or ``[batch, C, H, W]`` (NCHW).
+        depthwise_filter: ``[kh, kw, C, channel_multiplier]``.
+        pointwise_filter: ``[1, 1, C * channel_multiplier, out_channels]``.
+        strides: as in ``depthwise_conv2d`` (``[1, sh, sw, 1]``).
+        padding: ``'SAME'`` or ``'VALID'`` (or explicit pairs).
+        data_format: ``'NHWC'`` (default) or ``'NCHW'``.
+        dilations: an int or a pair (default 1).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The output, with ``out_channels`` channels.
+
+    Raises:
+        ValueError: if ``pointwise_filter`` is not ``[1, 1, C * multiplier,
+            out_channels]``, or for the errors of ``depthwise_conv2d``.
+
+    Example:
+        >>> x = np.ones((1, 3, 3, 2))
+        >>> separable_conv2d(x, np.ones((3, 3, 2, 1)), np.ones((1, 1, 2, 4)),
+        ...                  [1, 1, 1, 1], "VALID").numpy().ravel()
+        array([18., 18., 18., 18.])
+    """
+    fmt = "NHWC" if data_format is None else data_format
+    depthwise = depthwise_conv2d(
+        input, depthwise_filter, strides, padding, fmt, dilations
+    )
+    pointwise = convert_to_tensor(pointwise_filter)
+    channels = depthwise.shape[-1 if fmt == "NHWC" else -3]
+    if pointwise.ndim != 4 or tuple(pointwise.shape[:3]) != (1, 1, channels):
+        raise ValueError(
+            "separable_conv2d: pointwise_filter must have shape [1, 1, "
+            f"in_channels * channel_multiplier, out_channels] = [1, 1, {channels}, "
+            f"out_channels], got {list(pointwise.shape)}."
+        )
+    return conv2d(depthwise, pointwise, 1, "VALID", data_format=fmt)
 
 
 def embedding_lookup(

@@ -218,6 +218,34 @@ def _backprop_filter(x, g, sizes, padding, strides, dilations):
 
 
 @st.composite
+def _depthwise_shapes(draw) -> tuple:
+    # (input, depthwise filter): a channel multiplier of 1 to 3
+    (x, w) = draw(_conv_shapes())
+    return (x, (*w[:3], draw(st.integers(1, 3))))
+
+
+def _depthwise(x, w, padding, strides, dilations):
+    return N.depthwise_conv2d(x, w, [1, *strides, 1], padding, dilations=dilations)
+
+
+def _depthwise_nchw(x, w, padding, strides, dilations):
+    return N.depthwise_conv2d(
+        x, w, [1, 1, *strides], padding, data_format="NCHW", dilations=dilations
+    )
+
+
+@st.composite
+def _separable_shapes(draw) -> tuple:
+    # (input, depthwise filter, pointwise filter)
+    x, w = draw(_depthwise_shapes())
+    return (x, w, (1, 1, w[2] * w[3], draw(st.integers(1, 3))))
+
+
+def _separable(x, dw, pw, padding, strides, dilations):
+    return N.separable_conv2d(x, dw, pw, [1, *strides, 1], padding, dilations=dilations)
+
+
+@st.composite
 def _image_shapes(draw) -> tuple:
     n, c = draw(_small), draw(st.integers(1, 3))
     return ((n, draw(st.integers(1, 5)), draw(st.integers(1, 5)), c),)
@@ -396,6 +424,37 @@ CASES = [
         shapes((2, 1, 3, 4, 2), (2, 3, 2, 3)),
         tol=1e-5,
         name="conv2d[leading batch axes]",
+    ),
+    Case(
+        "conv2d",
+        _depthwise,
+        _depthwise_shapes(),
+        extra=_conv_extra,
+        tol=1e-5,
+        name="depthwise_conv2d",
+    ),
+    Case(
+        "conv2d",
+        _depthwise_nchw,
+        _depthwise_shapes().map(lambda s: ((s[0][0], s[0][3], *s[0][1:3]), s[1])),
+        extra=lambda data, s: _config(data, s[1][:2], s[0][2:4]),
+        tol=1e-5,
+        name="depthwise_conv2d[NCHW]",
+    ),
+    Case(
+        "conv2d",
+        lambda x, w: N.depthwise_conv2d(x, w, [1, 2, 1, 1], "SAME"),
+        shapes((2, 1, 3, 4, 2), (2, 3, 2, 2)),
+        tol=1e-5,
+        name="depthwise_conv2d[leading batch axes]",
+    ),
+    Case(
+        "conv2d",
+        _separable,
+        _separable_shapes(),
+        extra=lambda data, s: _conv_extra(data, s[:2]),
+        tol=1e-5,
+        name="separable_conv2d",
     ),
     Case(
         "conv2d_backprop_input",

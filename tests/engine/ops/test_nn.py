@@ -484,6 +484,92 @@ def test_conv2d_errors_name_the_argument():
         N.conv2d(np.zeros((1, 2, 2, 3)), np.zeros((4, 4, 3, 1)), 1, "VALID")
 
 
+def _block_diagonal(w):
+    """A depthwise filter (kh, kw, C, M) as the conv2d filter it stands for."""
+    kh, kw, c, m = w.shape
+    full = np.zeros((kh, kw, c, c * m))
+    for ch in range(c):
+        full[:, :, ch, ch * m : (ch + 1) * m] = w[:, :, ch, :]
+    return full
+
+
+@pytest.mark.parametrize("in_hw, k_hw, strides, dilations, padding", CONFIGS)
+def test_depthwise_conv2d_is_conv2d_with_a_block_diagonal_filter(
+    in_hw, k_hw, strides, dilations, padding
+):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((2, *in_hw, 3))
+    w = rng.standard_normal((*k_hw, 3, 2))
+    args = ([1, *strides, 1], padding)
+    out = N.depthwise_conv2d(x, w, *args, dilations=list(dilations))
+    want = N.conv2d(x, _block_diagonal(w), *args, dilations=list(dilations))
+    np.testing.assert_allclose(out.numpy(), want.numpy(), atol=1e-12)
+
+    u = rng.standard_normal(want.shape)
+    xv, wv = Variable(x), Variable(w)
+    with GradientTape() as tape:
+        y = N.depthwise_conv2d(xv, wv, *args, dilations=list(dilations))
+    gx, gw = tape.gradient(y, [xv, wv], output_gradients=Tensor(u))
+    fx, fw = Variable(x), Variable(_block_diagonal(w))
+    with GradientTape() as tape:
+        y = N.conv2d(fx, fw, *args, dilations=list(dilations))
+    hx, hw = tape.gradient(y, [fx, fw], output_gradients=Tensor(u))
+    np.testing.assert_allclose(gx.numpy(), hx.numpy(), atol=1e-12)
+    # the filter's gradient is the block diagonal of the full filter's
+    kh, kw, c, m = w.shape
+    diagonal = hw.numpy().reshape(kh, kw, c, c, m)[:, :, range(c), range(c), :]
+    np.testing.assert_allclose(gw.numpy(), diagonal, atol=1e-12)
+
+
+# What tensorflow-cpu 2.21.0 computed (its float32 values, shortest repr) for
+# tf.nn.depthwise_conv2d(x, dw, [1, 2, 2, 1], "SAME") and
+# tf.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "VALID", dilations=[2, 2]).
+TF_DEPTHWISE_SAME_STRIDE_2 = [
+    [[0.25, 0.15, 0.1, -0.55], [-0.29999998, -0.75, 0.15, 0.15],
+     [0.05, 0.35, -0.55, 0.10000002]],
+    [[0.10000001, 0.25000003, -0.3, -0.7], [-0.49999997, 0.0, 0.15, 0.75],
+     [0.14999999, 0.25, 0.050000004, -0.55]],
+    [[0.15, 0.35, -0.05, 0.1], [0.050000004, -0.75, 0.049999997, 0.45000002],
+     [0.05, 0.15, 3.7252903e-09, -0.55]],
+]  # fmt: skip
+TF_SEPARABLE_DILATED = [-0.5833334, -0.38333333, 0.75]
+
+
+def _depthwise_example():
+    x = (np.arange(50, dtype=np.float32).reshape(1, 5, 5, 2) % 7 - 3) / 4
+    dw = (np.arange(36, dtype=np.float32).reshape(3, 3, 2, 2) % 5 - 2) / 5
+    pw = (np.arange(12, dtype=np.float32).reshape(1, 1, 4, 3) % 4 - 1.5) / 3
+    return x, dw, pw
+
+
+def test_depthwise_and_separable_conv2d_match_tensorflow():
+    x, dw, pw = _depthwise_example()
+    out = N.depthwise_conv2d(x, dw, [1, 2, 2, 1], "SAME")
+    assert out.dtype == np.float32 and out.shape == (1, 3, 3, 4)
+    np.testing.assert_array_equal(
+        out.numpy()[0], np.array(TF_DEPTHWISE_SAME_STRIDE_2, np.float32)
+    )
+    out = N.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "VALID", dilations=[2, 2])
+    # one summation order apart: within a float32 rounding of TensorFlow's
+    np.testing.assert_allclose(out.numpy().ravel(), TF_SEPARABLE_DILATED, rtol=1e-6)
+    # NCHW gives the same numbers, channels first
+    nchw = N.separable_conv2d(
+        np.moveaxis(x, -1, 1), dw, pw, [1, 1, 1, 1], "SAME", data_format="NCHW"
+    )
+    nhwc = N.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "SAME")
+    np.testing.assert_allclose(np.moveaxis(nchw.numpy(), 1, -1), nhwc.numpy())
+
+
+def test_depthwise_and_separable_conv2d_errors():
+    x, dw, pw = _depthwise_example()
+    with pytest.raises(ValueError, match="input has 2 channels but filter expects 3"):
+        N.depthwise_conv2d(x, np.zeros((3, 3, 3, 1)), [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match="filters must have rank 4"):
+        N.depthwise_conv2d(x, np.zeros((3, 3, 2)), [1, 1, 1, 1], "SAME")
+    with pytest.raises(ValueError, match=r"\[1, 1, 4, out_channels\]"):
+        N.separable_conv2d(x, dw, pw[:, :, :2], [1, 1, 1, 1], "SAME")
+
+
 # -- pooling ---------------------------------------------------------------------------
 
 
