@@ -126,11 +126,11 @@ def test_conv2d_rejects_bad_arguments_and_inputs():
     with pytest.raises(ValueError, match="kernel_size"):
         layers.Conv2D(4, (3, 3, 3))
     layer = layers.Conv2D(4, 3)
-    with pytest.raises(ValueError, match="expected ndim=4, found ndim=3"):
+    with pytest.raises(ValueError, match="expected min_ndim=4, found ndim=3"):
         layer(np.ones((5, 5, 1), np.float32))
     layer(np.ones((1, 5, 5, 1), np.float32))
     with pytest.raises(
-        ValueError, match="expected axis 3 of input shape to have value 1"
+        ValueError, match="expected axis -1 of input shape to have value 1"
     ):
         layer(np.ones((1, 5, 5, 2), np.float32))
 
@@ -494,8 +494,16 @@ def test_keras_variable_names_paths_and_repr():
     kernel = layer.kernel
     assert isinstance(kernel, tf.Variable)
     assert (kernel.name, kernel.path) == ("kernel", "head/kernel")
+    kernel.assign(np.arange(6.0).reshape(3, 2))
+    # what tensorflow-cpu 2.21.0 (Keras 3.15) printed for the same weights
+    assert repr(kernel) == (
+        "<Variable path=head/kernel, shape=(3, 2), dtype=float32, value=[[0. 1.]\n"
+        " [2. 3.]\n [4. 5.]]>"
+    )
     assert (
-        repr(kernel) == "<KerasVariable shape=(3, 2), dtype=float32, path=head/kernel>"
+        str(layer.bias)
+        == f"{layer.bias}"
+        == ("<Variable path=head/bias, shape=(2,), dtype=float32, value=[0. 0.]>")
     )
 
 

@@ -14,7 +14,7 @@ from ...engine.ops.math import add
 from ...engine.ops.shape import reshape
 from ...engine.tensor import Tensor
 from .. import activations, initializers
-from .core import _data_format, _float_input, _no_regularizers
+from .core import _data_format, _float_input, _incompatible, _no_regularizers
 from .layer import Layer
 
 __all__ = [
@@ -68,14 +68,65 @@ def _out_size(size: int | None, window: int, stride: int, padding: str) -> int |
     return (size - window) // stride + 1
 
 
-def _check_rank4(layer: Layer, shape: Any) -> None:
+def _check_rank4(layer: Layer, shape: Any, spec: str = "ndim") -> None:
+    """Raise unless ``shape`` is 4-D; ``spec`` is how Keras words the rule
+    ("ndim" for pooling, "min_ndim" for a convolution given fewer axes)."""
     if isinstance(shape, tuple) and len(shape) != 4:
+        spec = spec if len(shape) < 4 else "ndim"
         raise ValueError(
-            f'Input 0 of layer "{layer.name}" is incompatible with the layer: '
-            f"expected ndim=4, found ndim={len(shape)}. Full shape received: {shape}. "
-            "Images must be (batch, height, width, channels); add a channel axis "
-            "with x[..., None] or a batch axis with x[None]."
+            f"{_incompatible(layer)}expected {spec}=4, found ndim={len(shape)}. "
+            f"Full shape received: {shape}. Images must be (batch, height, width, "
+            "channels); add a channel axis with x[..., None] or a batch axis with "
+            "x[None]."
         )
+
+
+def _check_channels(layer: Layer, shape: Any, expected: int) -> None:
+    """Raise unless ``shape`` has the channels the layer was built for."""
+    if not isinstance(shape, tuple):
+        return
+    # as Keras' InputSpec names it: -1 for channels_last, 1 for channels_first
+    axis = 1 if layer.data_format == "channels_first" else -1
+    if shape[axis] not in (None, expected):
+        raise ValueError(
+            f"{_incompatible(layer)}expected axis {axis} of input shape to have "
+            f"value {expected}, but received input with shape {shape}"
+        )
+
+
+def _conv_output_shape(layer: Layer, input_shape: Any, channels: int) -> tuple:
+    """The output shape of a convolution layer with ``channels`` output channels.
+
+    The layer has ``kernel_size``, ``strides``, ``dilation_rate``, ``padding``
+    and ``data_format``.
+    """
+    h_axis, w_axis, c_axis = _spatial_axes(layer.data_format)
+    sizes = []
+    for axis, k, s, d in zip(
+        (h_axis, w_axis), layer.kernel_size, layer.strides, layer.dilation_rate
+    ):
+        size = _out_size(input_shape[axis], (k - 1) * d + 1, s, layer.padding)
+        if size is not None and size <= 0:
+            raise ValueError(
+                f"Computed output size would be negative or zero for layer "
+                f"{layer.name!r}: input shape {tuple(input_shape)}, kernel_size="
+                f"{layer.kernel_size}, strides={layer.strides}, dilation_rate="
+                f"{layer.dilation_rate}, padding={layer.padding!r}. Use a smaller "
+                "kernel or padding='same'."
+            )
+        sizes.append(size)
+    out = list(input_shape)
+    out[h_axis], out[w_axis], out[c_axis] = sizes[0], sizes[1], channels
+    return tuple(out)
+
+
+def _add_bias(layer: Layer, out: Tensor, bias: Any) -> Tensor:
+    """``out + bias``, the bias along the channel axis of ``data_format``."""
+    if bias is None:
+        return out
+    if layer.data_format == "channels_first":
+        return add(out, reshape(bias, (1, -1, 1, 1)))
+    return add(out, bias)
 
 
 class Conv2D(Layer):
@@ -170,17 +221,9 @@ class Conv2D(Layer):
             )
 
     def _check_input_shape(self, shape: Any) -> None:
-        _check_rank4(self, shape)
-        if self.kernel is None or not isinstance(shape, tuple):
-            return
-        axis = _spatial_axes(self.data_format)[2]
-        expected = self.kernel.shape[2]
-        if shape[axis] not in (None, expected):
-            raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: '
-                f"expected axis {axis} of input shape to have value {expected}, but "
-                f"received input with shape {shape}"
-            )
+        _check_rank4(self, shape, "min_ndim")
+        if self.kernel is not None:
+            _check_channels(self, shape, self.kernel.shape[2])
 
     def call(self, inputs: Any) -> Tensor:
         fmt = "NCHW" if self.data_format == "channels_first" else "NHWC"
@@ -193,31 +236,10 @@ class Conv2D(Layer):
             data_format=fmt,
             dilations=self.dilation_rate,
         )
-        if self.bias is not None:
-            if self.data_format == "channels_first":
-                out = add(out, reshape(self.bias, (1, self.filters, 1, 1)))
-            else:
-                out = add(out, self.bias)
-        return self.activation(out)
+        return self.activation(_add_bias(self, out, self.bias))
 
     def compute_output_shape(self, input_shape: Any) -> tuple:
-        h_axis, w_axis, c_axis = _spatial_axes(self.data_format)
-        sizes = []
-        for axis, k, s, d in zip(
-            (h_axis, w_axis), self.kernel_size, self.strides, self.dilation_rate
-        ):
-            size = _out_size(input_shape[axis], (k - 1) * d + 1, s, self.padding)
-            if size is not None and size <= 0:
-                raise ValueError(
-                    f"Computed output size would be negative or zero for layer "
-                    f"{self.name!r}: input shape {tuple(input_shape)}, kernel_size="
-                    f"{self.kernel_size}, strides={self.strides}, padding="
-                    f"{self.padding!r}. Use a smaller kernel or padding='same'."
-                )
-            sizes.append(size)
-        out = list(input_shape)
-        out[h_axis], out[w_axis], out[c_axis] = sizes[0], sizes[1], self.filters
-        return tuple(out)
+        return _conv_output_shape(self, input_shape, self.filters)
 
 
 Convolution2D = Conv2D

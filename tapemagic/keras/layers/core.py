@@ -28,6 +28,14 @@ def _no_regularizers(layer_name: str, **options: Any) -> None:
         )
 
 
+def _incompatible(layer: Layer) -> str:
+    """How Keras 3 starts the message for an input that does not fit a layer."""
+    return (
+        f"Input 0 with name 'None' of layer '{layer.name}' is incompatible with the "
+        "layer: "
+    )
+
+
 def _float_input(x: Any, dtype: str) -> Tensor:
     # Keras' ops promote integer inputs (e.g. uint8 pixels) to the layer's dtype.
     x = convert_to_tensor(x)
@@ -116,14 +124,13 @@ class Dense(Layer):
             return
         if len(shape) < 2:
             raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: '
-                f"expected min_ndim=2, found ndim={len(shape)}. Full shape received: "
+                f"{_incompatible(self)}expected min_ndim=2, found ndim={len(shape)}. "
+                "Full shape received: "
                 f"{shape}. Add a batch axis, e.g. x[None, :] or tf.expand_dims(x, 0)."
             )
         if self.kernel is not None and shape[-1] not in (None, self.kernel.shape[0]):
             raise ValueError(
-                f'Input 0 of layer "{self.name}" is incompatible with the layer: '
-                "expected axis -1 of input shape to have value "
+                f"{_incompatible(self)}expected axis -1 of input shape to have value "
                 f"{self.kernel.shape[0]}, but received input with shape {shape}"
             )
 

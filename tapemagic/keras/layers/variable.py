@@ -14,13 +14,16 @@ class KerasVariable(Variable):
 
     ``name`` is the name given to ``add_weight`` ("kernel", with no ":0") and
     ``path`` adds the layers it was created in ("sequential/dense/kernel").
-    Setting ``trainable`` also decides whether tapes watch it automatically.
+    Setting ``trainable`` also decides whether tapes watch it automatically. It
+    prints as Keras 3 prints its variables.
 
     Example:
         >>> import numpy as np
         >>> v = KerasVariable(np.zeros(2, np.float32), name="bias", path="dense/bias")
         >>> v.name, v.path, v.trainable
         ('bias', 'dense/bias', True)
+        >>> v
+        <Variable path=dense/bias, shape=(2,), dtype=float32, value=[0. 0.]>
     """
 
     __slots__ = ("_path",)
@@ -57,10 +60,14 @@ class KerasVariable(Variable):
         self._trainable = bool(value)
 
     def __repr__(self) -> str:
+        # as Keras 3.15 prints its variables: path first, then the value
         return (
-            f"<KerasVariable shape={tuple(self.shape)}, dtype={self.dtype.name}, "
-            f"path={self._path}>"
+            f"<Variable path={self._path}, shape={tuple(self.shape)}, "
+            f"dtype={self.dtype.name}, value={self.numpy()}>"
         )
+
+    def __str__(self) -> str:
+        return self.__repr__()
 
     def __reduce__(self) -> tuple:
         return _rebuild, (self.numpy(), self.trainable, self.name, self._path)
