@@ -49,8 +49,11 @@ class InputLayer(Layer):
                 shape = (shape,)
             batch_shape = (batch_size,) + tuple(shape)
         self.batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
-        self.output = KerasTensor(self.batch_shape, dtype=self.dtype, name=self.name)
-        self.output._input_layer = self
+        # as Keras: the tensor takes the given name, else one of its own
+        tensor = KerasTensor(self.batch_shape, dtype=self.dtype, name=name)
+        tensor._input_layer = self
+        # its one node: no inputs, the tensor as output
+        self._add_node([], [tensor])
         self.__dict__["_build_input_shape"] = self.batch_shape
         self.__dict__["_build_output_shape"] = self.batch_shape
         self.built = True

@@ -26,8 +26,8 @@ class KerasTensor:
     builds a functional model.
 
     Example:
-        >>> KerasTensor((None, 784), name="pixels")
-        <KerasTensor shape=(None, 784), dtype=float32, name=pixels>
+        >>> KerasTensor((None, 3), name="x")
+        <KerasTensor shape=(None, 3), dtype=float32, sparse=False, ragged=False, name=x>
     """
 
     def __init__(
@@ -50,7 +50,11 @@ class KerasTensor:
         return len(self.shape)
 
     def __repr__(self) -> str:
-        return f"<KerasTensor shape={self.shape}, dtype={self.dtype}, name={self.name}>"
+        # tapemagic has no sparse or ragged tensors; Keras 3 prints both flags
+        return (
+            f"<KerasTensor shape={self.shape}, dtype={self.dtype}, sparse=False, "
+            f"ragged=False, name={self.name}>"
+        )
 
     def _unsupported(self, *args: Any, **kwargs: Any) -> Any:
         raise TypeError(

@@ -11,7 +11,9 @@ Which weights belong to a layer follows Keras 3: the layer's own weights in
 creation order, then those of the layers held in its attributes (also inside
 lists, tuples and dicts), in the order the attributes were first set. The
 ``training`` flag passed to an outer call reaches every layer called inside it
-that is not given its own.
+that is not given its own. A call on KerasTensors is recorded on the layer as
+Keras 3 records its nodes: ``layer.input`` and ``layer.output`` are those of the
+first such call.
 """
 
 from __future__ import annotations
@@ -112,6 +114,9 @@ class Layer:
         >>> [w.name for w in layer.trainable_weights]
         ['w']
     """
+
+    # whether __call__ converts the first input to a tensor before call() sees it
+    _convert_input_args = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -454,8 +459,9 @@ class Layer:
         """Raise if inputs of ``shape`` do not fit the layer (Keras' InputSpec)."""
 
     def _convert_input(self, x: Any) -> Any:
+        # a list of arrays is a structure of inputs; a nested list of numbers is data
         plain_list = isinstance(x, (list, tuple)) and not any(
-            isinstance(v, (Tensor, Variable)) for v in x
+            isinstance(v, (Tensor, Variable, np.ndarray)) for v in x
         )
         if isinstance(x, Tensor):
             t = x
@@ -482,7 +488,8 @@ class Layer:
             args = (kwargs.pop("inputs"),)
         if _is_symbolic(args[0]):
             return self._symbolic_call(*args, **kwargs)
-        args = (self._convert_input(args[0]),) + args[1:]
+        if self._convert_input_args:
+            args = (self._convert_input(args[0]),) + args[1:]
         training = kwargs.pop("training", None)
         if training is None:
             training = _context_training()
@@ -513,9 +520,47 @@ class Layer:
                 "models support layers of one input only."
             )
         out_shape = self._build_symbolic(x.shape)
-        return KerasTensor(
+        output = KerasTensor(
             out_shape, dtype=self.compute_dtype, producer=(self, args, kwargs)
         )
+        self._add_node([x], [output])
+        return output
+
+    # -- the calls on KerasTensors (Keras 3's inbound nodes) ---------------------------
+    def _add_node(self, inputs: list, outputs: list) -> None:
+        self.__dict__.setdefault("_inbound_nodes", []).append((inputs, outputs))
+
+    @property
+    def input(self) -> Any:
+        """The KerasTensor(s) the layer was first called on symbolically.
+
+        Raises:
+            AttributeError: if the layer was never called on a KerasTensor.
+        """
+        return self._first_node_tensors(0, "input")
+
+    @property
+    def output(self) -> Any:
+        """The KerasTensor(s) the layer's first symbolic call returned.
+
+        ``keras.Model(model.inputs, layer.output)`` builds a feature extractor.
+
+        Raises:
+            AttributeError: if the layer was never called on a KerasTensor.
+        """
+        return self._first_node_tensors(1, "output")
+
+    def _first_node_tensors(self, which: int, what: str) -> Any:
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise AttributeError(
+                f"The layer {self.name} has never been called and thus has no "
+                f"defined {what}. (Calls on data do not count: call it on a "
+                "keras.Input tensor, or put it in a model that starts with "
+                "keras.Input.)"
+            )
+        tensors = nodes[0][which]
+        return tensors[0] if len(tensors) == 1 else list(tensors)
 
     def _build_symbolic(self, shape: tuple) -> Any:
         """Build for inputs of ``shape`` (batch axis may be None); the output shape."""

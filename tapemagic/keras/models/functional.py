@@ -6,8 +6,12 @@ replays those calls, in an order where every input comes first, on real data.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
+import numpy as np
+
+from ...engine.tensor import Tensor, Variable
 from ..layers.keras_tensor import KerasTensor
 from ..layers.layer import Layer
 from .model import Model
@@ -37,6 +41,9 @@ class Functional(Model):
         >>> model(np.ones((5, 3), np.float32)).shape, model.count_params()
         (TensorShape([5, 2]), 26)
     """
+
+    # call() converts each input itself, to the dtype of its keras.Input
+    _convert_input_args = False
 
     def __init__(
         self,
@@ -82,11 +89,35 @@ class Functional(Model):
 
     @property
     def inputs(self) -> list[KerasTensor]:
+        """The model's inputs, as a list."""
         return list(self._inputs)
 
     @property
     def outputs(self) -> list[KerasTensor]:
+        """The model's outputs, as a list."""
         return list(self._outputs)
+
+    @property
+    def input(self) -> Any:
+        """The inputs as given: one KerasTensor, or the list."""
+        return self._inputs[0] if self._single_input else list(self._inputs)
+
+    @property
+    def output(self) -> Any:
+        """The outputs as given: one KerasTensor, or the list."""
+        return self._outputs[0] if self._single_output else list(self._outputs)
+
+    @property
+    def input_shape(self) -> Any:
+        """The inputs' shapes (one shape for one input), batch axis None."""
+        shapes = [t.shape for t in self._inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self) -> Any:
+        """The outputs' shapes (one shape for one output)."""
+        shapes = [t.shape for t in self._outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
 
     @property
     def input_dtype(self) -> str:
@@ -96,7 +127,7 @@ class Functional(Model):
         return self._build_output_shape
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
-        given = [inputs] if self._single_input else list(inputs)
+        given = self._given_inputs(inputs)
         if len(given) != len(self._inputs):
             raise ValueError(
                 f"Model {self.name!r} expects {len(self._inputs)} input(s), got "
@@ -120,7 +151,45 @@ class Functional(Model):
                 call_kwargs["training"] = training
             values[id(output)] = layer(*[resolve(a) for a in args], **call_kwargs)
         results = [values[id(t)] for t in self._outputs]
-        return results[0] if self._single_output else results
+        # as Keras: a list of one output gives the tensor itself
+        return results[0] if len(results) == 1 else results
+
+    def _given_inputs(self, inputs: Any) -> list:
+        """The inputs of a call as a list, as Keras 3 standardizes them.
+
+        For a model of one input given in a list, a tensor alone is taken
+        silently; NumPy data alone, or a list of one for a model whose input
+        was not given as a list, is taken with Keras' warning.
+        """
+        # a list of arrays is a list of inputs; a nested list of numbers is one
+        as_list = isinstance(inputs, (list, tuple)) and all(
+            hasattr(v, "shape") for v in inputs
+        )
+        expects_list = not self._single_input
+        if len(self._inputs) != 1 or as_list == expects_list:
+            return list(inputs) if expects_list else [inputs]
+        if expects_list and isinstance(inputs, (Tensor, Variable)):
+            return [inputs]
+        expected: Any = self._inputs[0].name
+        received: Any = f"Tensor(shape={_shape(inputs)})"
+        if as_list:
+            received = [f"Tensor(shape={_shape(v)})" for v in inputs]
+        else:
+            expected = [expected]
+        # issued here, as Keras issues it in its own code: shown once per
+        # session under Python's default warning filter
+        warnings.warn(
+            "The structure of `inputs` doesn't match the expected structure.\n"
+            f"Expected: {expected}\nReceived: inputs={received}",
+            UserWarning,
+            stacklevel=1,
+        )
+        return list(inputs) if as_list else [inputs]
+
+
+def _shape(value: Any) -> tuple:
+    shape = getattr(value, "shape", None)
+    return tuple(np.shape(value) if shape is None else shape)
 
 
 def _topological_nodes(inputs: list, outputs: list) -> list[tuple]:

@@ -1,4 +1,10 @@
-"""The Keras 3 ``Sequential`` model: a linear stack of layers."""
+"""The Keras 3 ``Sequential`` model: a linear stack of layers.
+
+Building it (from ``keras.Input``, ``build(input_shape)`` or the first call)
+calls each layer on the previous layer's KerasTensor, as Keras 3 does, so
+``model.inputs`` and every ``layer.output`` are defined and
+``keras.Model(model.inputs, model.layers[-2].output)`` is a feature extractor.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import backend
 from ..layers.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor, _shape_of
 from ..layers.layer import Layer, _frame
@@ -44,6 +51,8 @@ class Sequential(Model):
     ) -> None:
         super().__init__(trainable=trainable, name=name)
         self._layers: list[Layer] = []
+        # the KerasTensor the last layer returned when the model was built
+        self._symbolic_output: KerasTensor | None = None
         for layer in layers or []:
             self.add(layer, rebuild=False)
         if self._layers:
@@ -88,12 +97,14 @@ class Sequential(Model):
         """Remove and return the last layer."""
         layer = self._layers.pop()
         self.built = False
+        self._symbolic_output = None
         if rebuild and self._layers:
             self._maybe_rebuild()
         return layer
 
     def _maybe_rebuild(self) -> None:
         self.built = False
+        self._symbolic_output = None
         first = self._layers[0]
         if isinstance(first, InputLayer) and len(self._layers) > 1:
             self.build(first.batch_shape)
@@ -130,17 +141,75 @@ class Sequential(Model):
                     f"input_shape {input_shape}"
                 )
         else:
-            self._layers.insert(0, InputLayer(batch_shape=input_shape))
+            dtype = self._layers[0].compute_dtype
+            self._layers.insert(0, InputLayer(batch_shape=input_shape, dtype=dtype))
         self.__dict__["_build_input_shape"] = input_shape
-        shape: Any = input_shape
+        x = self._layers[0].output
         with _frame(self, None):
             for layer in self.layers:
-                shape = layer._build_symbolic(shape)
-        self.__dict__["_build_output_shape"] = shape
+                x = layer(x)
+        self._symbolic_output = x
+        self.__dict__["_build_output_shape"] = x.shape
+        # Keras 3 wraps each build in a functional model, which takes the next
+        # "functional" name: the user's own functional models are numbered after it
+        backend._unique_name("functional")
+
+    @property
+    def inputs(self) -> list[KerasTensor]:
+        """The model's input, in a list (once it is built).
+
+        Raises:
+            AttributeError: before the model is built.
+        """
+        self._check_symbolic("inputs")
+        return [self._layers[0].output]
+
+    @property
+    def outputs(self) -> list[KerasTensor]:
+        """The last layer's output, in a list (once the model is built).
+
+        Raises:
+            AttributeError: before the model is built.
+        """
+        self._check_symbolic("outputs")
+        return [self._symbolic_output]
+
+    @property
+    def input_shape(self) -> tuple:
+        """The shape of the model's input, batch axis first.
+
+        Raises:
+            AttributeError: before the model is built.
+        """
+        self._check_symbolic("input shape")
+        return self._layers[0].output.shape
+
+    @property
+    def output_shape(self) -> tuple:
+        """The shape of the last layer's output.
+
+        Raises:
+            AttributeError: before the model is built.
+        """
+        self._check_symbolic("output shape")
+        return self._symbolic_output.shape
+
+    def _check_symbolic(self, what: str) -> None:
+        if self._symbolic_output is None:
+            raise AttributeError(
+                f"Sequential model '{self.name}' has no defined {what} yet. Start "
+                "it with keras.Input(shape=...), call model.build(input_shape), or "
+                "call it on a batch of data first."
+            )
 
     def _build_on_call(self, x: Any) -> None:
-        # the layers build themselves on the data as it flows through them
-        self.__dict__["_build_input_shape"] = _shape_of(x)
+        shape = _shape_of(x)
+        if isinstance(shape, tuple) and self.layers:
+            # as Keras 3: build on the data's shape, batch size included
+            self.build(shape)
+        else:
+            # several inputs: the layers build on the data as it flows through
+            self.__dict__["_build_input_shape"] = shape
         self.built = True
 
     def compute_output_shape(self, input_shape: Any) -> Any:
