@@ -21,6 +21,8 @@ MODULES = [
     "tapemagic.keras.layers.variable",
     "tapemagic.keras.losses.loss",
     "tapemagic.keras.losses.losses",
+    "tapemagic.keras.losses.probabilistic",
+    "tapemagic.keras.losses.regression",
     "tapemagic.keras.metrics",
     "tapemagic.keras.models.functional",
     "tapemagic.keras.models.model",
