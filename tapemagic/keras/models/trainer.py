@@ -3,153 +3,130 @@
 ``fit`` runs the same loop a course notebook writes by hand: for each batch,
 ``train_step`` opens a ``GradientTape``, calls the model with ``training=True``,
 computes the loss, takes ``tape.gradient(loss, model.trainable_weights)`` and
-hands it to ``optimizer.apply``. Override ``train_step`` to customise it, as in
-Keras. :class:`Trainer` holds this half of a model; ``Model`` is a ``Trainer``
-and a ``Layer``, as in Keras 3.
+hands it to the optimizer. Override ``train_step`` (or ``test_step``) to
+customise it, as in Keras. :class:`Trainer` holds this half of a model;
+``Model`` is a ``Trainer`` and a ``Layer``, as in Keras 3. What ``compile``
+makes of its arguments is in :mod:`.compile_utils`; the batches of each epoch
+come from :mod:`.epoch_iterator`.
 """
 
 from __future__ import annotations
 
-import math
+import contextlib
+import functools
+import inspect
 import time
+import warnings
 from typing import Any
 
 import numpy as np
 
-from ...engine.ops.creation import random_shuffle
+from ...engine.ops.math import cast
+from ...engine.ops.reduce import reduce_sum
+from ...engine.ops.shape import stack
 from ...engine.tape import GradientTape
-from ...engine.tensor import Tensor, Variable, array_of, convert_to_tensor
-from .. import losses as losses_module
+from ...engine.tensor import Tensor, Variable, array_of
+from .. import backend
 from .. import metrics as metrics_module
-from .. import optimizers
 from ..callbacks import History
+from ..layers.variable import KerasVariable
+from .compile_utils import CompileLoss, CompileMetrics, get_optimizer
+from .epoch_iterator import (
+    EpochIterator,
+    train_validation_split,
+    unpack_x_y_sample_weight,
+)
 
 __all__ = ["Trainer"]
 
 
-# -- helpers ---------------------------------------------------------------------------
+# -- logs ------------------------------------------------------------------------------
 
 
-def _array(value: Any) -> Any:
-    """Training data as NumPy (a tensor's value; data is never differentiated)."""
-    if value is None:
-        return None
-    if isinstance(value, (Tensor, Variable)):
-        return array_of(value)
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], np.ndarray):
-        raise NotImplementedError(
-            "tapemagic's fit/evaluate/predict take one input array and one target "
-            "array; for several inputs write a custom training loop."
-        )
-    return np.asarray(value)
-
-
-def _unpack(data: Any) -> tuple[Any, Any, Any]:
-    """``(x, y, sample_weight)`` from ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, w)``."""
-    if isinstance(data, tuple):
-        if len(data) == 1:
-            return data[0], None, None
-        if len(data) == 2:
-            return data[0], data[1], None
-        if len(data) == 3:
-            return data
-        raise ValueError(
-            "Data is expected to be in format `x`, `(x,)`, `(x, y)`, or "
-            f"`(x, y, sample_weight)`, found a tuple of {len(data)} items."
-        )
-    return data, None, None
-
-
-def _pythonify_logs(logs: Any) -> dict[str, float]:
-    """Logs as ``{name: float}``: a train_step may return tensors, as in Keras."""
+def _pythonify_logs(logs: Any) -> dict[str, Any]:
+    """Logs as Keras hands them to callbacks: keys sorted, nested dicts (the
+    compiled metrics) flattened in place, tensors turned into floats."""
     if not isinstance(logs, dict):
         raise TypeError(
-            f"train_step/test_step must return a dict of metric values, got {logs!r}."
+            "train_step/test_step must return a dict of metric values, e.g. "
+            f"{{m.name: m.result() for m in self.metrics}}, got {logs!r}."
         )
-    out = {}
-    for key, value in logs.items():
+    result: dict[str, Any] = {}
+    for key, value in sorted(logs.items()):
+        if isinstance(value, dict):
+            result.update(_pythonify_logs(value))
+            continue
         if isinstance(value, (Tensor, Variable)):
             value = array_of(value)
-        out[key] = float(np.asarray(value))
-    return out
+        with contextlib.suppress(TypeError, ValueError):
+            value = float(value)
+        result[key] = value
+    return result
 
 
-def _format_value(value: float) -> str:
+def _format_value(value: Any) -> str:
+    if not isinstance(value, float):
+        return str(value)
     return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
-
-
-def _format_logs(logs: dict) -> str:
-    return " - ".join(f"{k}: {_format_value(v)}" for k, v in logs.items())
 
 
 def _progress_line(steps: int, seconds: float, logs: dict) -> str:
     per_step = 1000 * seconds / max(steps, 1)
     line = f"{steps}/{steps} - {seconds:.0f}s - {per_step:.0f}ms/step"
-    return line + (f" - {_format_logs(logs)}" if logs else "")
+    details = " - ".join(f"{k}: {_format_value(v)}" for k, v in logs.items())
+    return line + (f" - {details}" if details else "")
 
 
 def _verbosity(verbose: Any) -> int:
     return 1 if verbose == "auto" else int(verbose)
 
 
-_OPTIMIZERS = {"sgd": "SGD", "adam": "Adam", "rmsprop": "RMSprop"}
+def _batch_size(x: Any) -> int:
+    """The number of examples in a batch of inputs (the first input's)."""
+    while isinstance(x, (list, tuple, dict)):
+        x = next(iter(x.values() if isinstance(x, dict) else x))
+    return int(np.shape(array_of(x) if isinstance(x, (Tensor, Variable)) else x)[0])
 
 
-def _get_optimizer(identifier: Any) -> Any:
-    if isinstance(identifier, str):
-        name = _OPTIMIZERS.get(identifier.lower())
-        if name is None:
-            raise ValueError(
-                f"Could not interpret optimizer identifier: {identifier!r}. Use one "
-                f"of {sorted(_OPTIMIZERS)} or an optimizer instance."
-            )
-        return getattr(optimizers, name)()
-    if isinstance(identifier, optimizers.Optimizer):
-        return identifier
-    raise ValueError(
-        f"Could not interpret optimizer identifier: {identifier!r}. Pass a name such "
-        "as 'adam' or an optimizer, e.g. keras.optimizers.Adam(learning_rate=1e-3)."
+def _metric_attributes(obj: Any, skip: list) -> list[metrics_module.Metric]:
+    """The metrics held in ``obj``'s attributes (and their lists), in order."""
+    found: list = []
+    for value in vars(obj).values():
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, metrics_module.Metric) and not any(
+                item is other for other in skip + found
+            ):
+                found.append(item)
+    return found
+
+
+def _untracked_variables(model: Any) -> list[str]:
+    """``tf.Variable`` attributes of the model and its layers, which Keras 3
+    does not track (only ``add_weight`` and ``keras.Variable`` weights)."""
+    found = []
+    for layer in model._flatten_layers():
+        for attr, value in vars(layer).items():
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            if any(
+                isinstance(v, Variable) and not isinstance(v, KerasVariable)
+                for v in items
+            ):
+                found.append(attr if layer is model else f"{layer.name}.{attr}")
+    return found
+
+
+def _untracked_advice(names: list[str]) -> str:
+    return (
+        f"Keras 3 does not track tf.Variable attributes of a layer or model (here: "
+        f"{', '.join(names)}), so they are not in trainable_variables and fit() "
+        "does not train them. Create them with self.add_weight(...) (in __init__ "
+        "or build) or as keras.Variable(...)."
     )
 
 
-def _get_loss(identifier: Any) -> Any:
-    if identifier is None or isinstance(identifier, losses_module.Loss):
-        return identifier
-    fn = losses_module.get(identifier)
-    if isinstance(fn, losses_module.Loss):
-        return fn
-    name = identifier if isinstance(identifier, str) else getattr(fn, "__name__", None)
-    return losses_module.LossFunctionWrapper(fn, name=name)
-
-
-def _get_metric(identifier: Any, y_true: Any, y_pred: Any) -> metrics_module.Metric:
-    if isinstance(identifier, metrics_module.Metric):
-        return identifier
-    if isinstance(identifier, str) and identifier.lower() in ("accuracy", "acc"):
-        # Keras picks the accuracy that fits the shapes of labels and predictions
-        true_shape, pred_shape = np.shape(y_true), tuple(y_pred.shape)
-        if pred_shape[-1] == 1:
-            return metrics_module.BinaryAccuracy(name=identifier)
-        sparse = len(true_shape) < len(pred_shape) or (
-            true_shape[-1] == 1 and pred_shape[-1] > 1
-        )
-        if sparse:
-            return metrics_module.SparseCategoricalAccuracy(name=identifier)
-        return metrics_module.CategoricalAccuracy(name=identifier)
-    if isinstance(identifier, str):
-        try:
-            metric = metrics_module.get(identifier)
-        except ValueError:
-            fn = losses_module.get(identifier)
-            return metrics_module.MeanMetricWrapper(fn, name=identifier)
-        metric.name = identifier
-        return metric
-    if callable(identifier):
-        return metrics_module.MeanMetricWrapper(identifier)
-    raise ValueError(
-        f"Could not interpret metric identifier: {identifier!r}. Pass a name such as "
-        "'accuracy', a keras.metrics.Metric, or a function (y_true, y_pred)."
-    )
+@functools.cache
+def _takes_training(compute_loss: Any) -> bool:
+    return "training" in inspect.signature(compute_loss).parameters
 
 
 # -- Trainer ---------------------------------------------------------------------------
@@ -169,6 +146,8 @@ class Trainer:
         >>> history = model.fit(np.ones((8, 2)), np.ones((8, 1)), epochs=2, verbose=0)
         >>> sorted(history.history), len(history.history["loss"])
         (['loss', 'mae'], 2)
+        >>> [m.name for m in model.metrics]
+        ['loss', 'compile_metrics']
     """
 
     def __init__(self) -> None:
@@ -177,8 +156,7 @@ class Trainer:
         d["loss"] = None
         d["compiled"] = False
         d["stop_training"] = False
-        d["_loss_fn"] = None
-        d["_metric_ids"] = []
+        d["_compile_loss"] = None
         d["_compile_metrics"] = None
         d["_loss_tracker"] = None
         d["history"] = None
@@ -198,58 +176,60 @@ class Trainer:
     ) -> None:
         """Choose the optimizer, loss and metrics that ``fit`` and ``evaluate`` use.
 
+        As in Keras 3, a ``compile`` without ``loss`` (or without metrics) keeps
+        those of an earlier ``compile``.
+
         Args:
             optimizer: a name ("adam", "sgd", "rmsprop") or an optimizer.
             loss: a name ("sparse_categorical_crossentropy", "mse", ...), a Loss,
                 or a function ``(y_true, y_pred)``.
-            loss_weights: must be None.
+            loss_weights: a number multiplying the loss.
             metrics: a list of names ("accuracy" picks the accuracy that fits the
-                labels), Metric objects or functions.
-            weighted_metrics: must be None.
+                labels), Metric objects or functions; updated without
+                ``sample_weight``.
+            weighted_metrics: the same, updated with ``sample_weight``.
             run_eagerly: accepted for compatibility (always eager).
             steps_per_execution: accepted for compatibility.
             jit_compile: accepted for compatibility.
             auto_scale_loss: accepted for compatibility.
 
         Raises:
-            ValueError: for an unknown optimizer, loss or metric name.
-            NotImplementedError: for loss_weights or weighted_metrics.
+            ValueError: for an unknown optimizer, or metrics not in a list.
+            NotImplementedError: for a loss per output (a list or dict).
         """
-        if loss_weights is not None or weighted_metrics is not None:
-            raise NotImplementedError(
-                "compile(loss_weights=..., weighted_metrics=...) is not supported by "
-                "tapemagic; pass sample_weight to fit instead."
-            )
-        self.optimizer = _get_optimizer(optimizer)
-        self.loss = loss
-        self._loss_fn = _get_loss(loss)
-        if metrics is not None and not isinstance(metrics, (list, tuple)):
-            metrics = [metrics]
-        self._metric_ids = list(metrics or [])
-        self._compile_metrics = None
-        self._loss_tracker = metrics_module.Mean(name="loss")
+        self.optimizer = get_optimizer(optimizer)
+        if loss is not None:
+            self._compile_loss = CompileLoss(loss, loss_weights)
+            self.loss = loss
+        if metrics is not None or weighted_metrics is not None:
+            self._compile_metrics = CompileMetrics(metrics, weighted_metrics)
+        self.stop_training = False
         self.compiled = True
+        self._loss_tracker = metrics_module.Mean(name="loss")
 
     def _assert_compiled(self, method: str) -> None:
         if not self.compiled:
-            raise RuntimeError(
-                f"You must call `compile()` before using the model in `{method}()`, "
-                "e.g. model.compile(optimizer='adam', "
-                "loss='sparse_categorical_crossentropy', metrics=['accuracy'])."
+            raise ValueError(
+                "You must call `compile()` before using the model, e.g. "
+                "model.compile(optimizer='adam', "
+                "loss='sparse_categorical_crossentropy', metrics=['accuracy']), "
+                f"then call `{method}()`."
             )
 
     @property
     def metrics(self) -> list[metrics_module.Metric]:
-        """The loss tracker, the compiled metrics, then Metric attributes."""
+        """The loss tracker, the compiled metrics (one ``CompileMetrics``), then
+        the metrics held in attributes of the model and its layers."""
         found: list = []
         if self.compiled:
             found.append(self._loss_tracker)
-            found.extend(self._compile_metrics or [])
-        for value in vars(self).values():
-            if isinstance(value, metrics_module.Metric) and not any(
-                value is m for m in found
-            ):
-                found.append(value)
+            if self._compile_metrics is not None:
+                found.append(self._compile_metrics)
+        own = [self._loss_tracker, self._compile_metrics]
+        found.extend(_metric_attributes(self, own + found))
+        for layer in self._flatten_layers(include_self=False):
+            if not isinstance(layer, Trainer):
+                found.extend(_metric_attributes(layer, own + found))
         return found
 
     @property
@@ -269,67 +249,98 @@ class Trainer:
         sample_weight: Any = None,
         training: bool = True,
     ) -> Tensor:
-        """The compiled loss of ``y_pred`` against ``y`` (a scalar tensor).
+        """The compiled loss of ``y_pred`` against ``y``, plus the ``add_loss``
+        losses of the model's layers (a scalar tensor).
+
+        Args:
+            x: the inputs (unused by this default).
+            y: the targets.
+            y_pred: the model's predictions.
+            sample_weight: a weight per example for the compiled loss.
+            training: whether it is a training step (unused by this default).
 
         Raises:
-            ValueError: if ``compile`` was given no loss.
+            ValueError: if there is no loss at all (none compiled, none added).
         """
-        if self._loss_fn is None:
+        losses = []
+        if self._compile_loss is not None:
+            losses.append(self._compile_loss(y, y_pred, sample_weight))
+        for loss in self.losses:
+            if not loss.dtype.is_floating:
+                loss = cast(loss, backend.floatx())
+            losses.append(reduce_sum(loss))
+        if not losses:
             raise ValueError(
                 "No loss to compute. Provide a `loss` argument in `compile()`."
             )
-        return self._loss_fn(y, y_pred, sample_weight)
+        return losses[0] if len(losses) == 1 else reduce_sum(stack(losses))
+
+    def _compute_loss(self, **kwargs: Any) -> Tensor:
+        # an override of compute_loss written before Keras 3.3 has no `training`
+        if not _takes_training(type(self).compute_loss):
+            kwargs.pop("training", None)
+        return self.compute_loss(**kwargs)
 
     def compute_metrics(
         self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None
-    ) -> dict[str, float]:
-        """Update the compiled metrics with a batch and return every metric's value."""
-        if self._compile_metrics is None:
-            self._compile_metrics = [
-                _get_metric(identifier, y, y_pred) for identifier in self._metric_ids
-            ]
-        for metric in self._compile_metrics:
-            metric.update_state(y, y_pred, sample_weight=sample_weight)
+    ) -> dict[str, Any]:
+        """Update the compiled metrics with a batch; every metric's value by name."""
+        if self._compile_metrics is not None:
+            self._compile_metrics.update_state(y, y_pred, sample_weight)
         return self.get_metrics_result()
 
-    def get_metrics_result(self) -> dict[str, float]:
-        """``{name: value}`` for every metric in ``metrics``, as Python floats."""
-        return {m.name: float(m.result()) for m in self.metrics}
+    def get_metrics_result(self) -> dict[str, Any]:
+        """``{name: value}`` for every metric in ``metrics``, a dict result
+        (the compiled metrics) merged in."""
+        results: dict[str, Any] = {}
+        for metric in self.metrics:
+            value = metric.result()
+            if isinstance(value, dict):
+                results.update(value)
+            else:
+                results[metric.name] = value
+        return results
 
-    def train_step(self, data: Any) -> dict[str, float]:
+    def train_step(self, data: Any) -> dict[str, Any]:
         """One optimization step on a batch: the GradientTape loop of a notebook.
 
         Args:
-            data: ``(x, y)`` or ``(x, y, sample_weight)``.
+            data: ``x``, ``(x, y)`` or ``(x, y, sample_weight)``.
 
         Returns:
             The metrics so far this epoch, by name.
         """
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         with GradientTape() as tape:
             y_pred = self(x, training=True)
-            loss = self.compute_loss(
+            loss = self._compute_loss(
                 x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=True
             )
-        self._loss_tracker.update_state(loss, sample_weight=len(x))
+            self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
         variables = self.trainable_weights
-        grads = tape.gradient(loss, variables)
-        self.optimizer.apply(grads, variables)
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        if variables:
+            self.optimizer.apply(tape.gradient(loss, variables), variables)
+        else:
+            message = "The model does not have any trainable weights."
+            untracked = _untracked_variables(self)
+            if untracked:
+                message += " " + _untracked_advice(untracked)
+            warnings.warn(message, stacklevel=2)
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
-    def test_step(self, data: Any) -> dict[str, float]:
+    def test_step(self, data: Any) -> dict[str, Any]:
         """Loss and metrics on a batch, with ``training=False`` and no update."""
-        x, y, sample_weight = _unpack(data)
+        x, y, sample_weight = unpack_x_y_sample_weight(data)
         y_pred = self(x, training=False)
-        loss = self.compute_loss(
+        loss = self._compute_loss(
             x=x, y=y, y_pred=y_pred, sample_weight=sample_weight, training=False
         )
-        self._loss_tracker.update_state(loss, sample_weight=len(x))
-        return self.compute_metrics(x, y, y_pred, sample_weight)
+        self._loss_tracker.update_state(loss, sample_weight=_batch_size(x))
+        return self.compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
     def predict_step(self, data: Any) -> Any:
         """The model's output on a batch, with ``training=False``."""
-        x, _, _ = _unpack(data)
+        x, _, _ = unpack_x_y_sample_weight(data)
         return self(x, training=False)
 
     # -- the loops --------------------------------------------------------------------
@@ -350,107 +361,114 @@ class Trainer:
         steps_per_epoch: int | None = None,
         validation_steps: int | None = None,
         validation_batch_size: int | None = None,
-        validation_freq: int = 1,
+        validation_freq: Any = 1,
     ) -> History:
-        """Train for ``epochs`` passes over ``(x, y)`` in shuffled mini-batches.
+        """Train for ``epochs`` passes over the data, one ``train_step`` per batch.
 
-        Each epoch's logs are the averages over its batches (``loss`` weighted by
-        batch size, metrics accumulated), then ``val_*`` values from
-        ``evaluate`` on the validation data.
+        Each epoch's logs are the metrics at its end (``loss`` averaged over its
+        examples, the compiled metrics accumulated), then ``val_*`` values from
+        evaluating the validation data.
 
         Args:
-            x: inputs, one row per example (NumPy array or tensor).
-            y: targets.
-            batch_size: examples per step (default 32).
+            x: inputs, one row per example (NumPy array or tensor), or a
+                ``tf.data.Dataset`` of batches ``x``, ``(x, y)`` or ``(x, y,
+                sample_weight)``.
+            y: targets (not with a dataset).
+            batch_size: examples per step for arrays (default 32; a dataset
+                batches itself).
             epochs: the index of the last epoch (training starts at
                 ``initial_epoch``).
             verbose: 0 silent; 1, 2 or "auto" print one line per epoch.
             callbacks: Callback objects.
-            validation_split: the fraction of the data, taken from the end before
-                shuffling, kept for validation.
-            validation_data: ``(x_val, y_val)`` to evaluate after each epoch.
-            shuffle: reshuffle the examples every epoch (``tf.random`` seeds it).
+            validation_split: the fraction of the arrays, taken from the end
+                before shuffling, kept for validation.
+            validation_data: ``(x_val, y_val)``, ``(x_val, y_val, weights)`` or a
+                dataset, evaluated after each epoch.
+            shuffle: reshuffle arrays every epoch (``tf.random`` seeds it); a
+                dataset is not shuffled (and a warning says so unless False).
             class_weight: must be None.
-            sample_weight: one weight per example.
+            sample_weight: one weight per example (not with a dataset).
             initial_epoch: the epoch to start from.
-            steps_per_epoch: must be None.
-            validation_steps: must be None.
+            steps_per_epoch: batches per epoch (needed for an infinite dataset).
+            validation_steps: batches of validation data per evaluation.
             validation_batch_size: default ``batch_size``.
-            validation_freq: evaluate every this many epochs.
+            validation_freq: evaluate every this many epochs, or after the
+                epochs in a list.
 
         Returns:
             A :class:`History`.
 
         Raises:
-            RuntimeError: if ``compile`` was not called.
-            ValueError: if ``x`` and ``y`` have different lengths.
+            ValueError: if ``compile`` was not called, lengths differ, or a
+                dataset is infinite and no step count is given.
         """
         self._assert_compiled("fit")
-        if class_weight is not None or steps_per_epoch is not None:
+        if class_weight is not None:
             raise NotImplementedError(
-                "fit(class_weight=..., steps_per_epoch=...) is not supported by "
-                "tapemagic; pass sample_weight instead of class_weight."
+                "fit(class_weight=...) is not supported by tapemagic; pass "
+                "sample_weight (the class weight of each example's label) instead."
             )
-        x, y, sample_weight = _array(x), _array(y), _array(sample_weight)
-        _check_lengths(x, y, sample_weight)
-        if validation_data is None and validation_split:
-            split = int(math.floor(len(x) * (1.0 - validation_split)))
-            validation_data = (x[split:], y[split:])
-            x, y = x[:split], y[:split]
-            sample_weight = None if sample_weight is None else sample_weight[:split]
-        batch_size = batch_size or 32
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), validation_data = train_validation_split(
+                (x, y, sample_weight), validation_split
+            )
+        iterator = EpochIterator(
+            x, y, sample_weight, batch_size, steps_per_epoch, shuffle
+        )
+        val_iterator = None
+        if validation_data is not None:
+            val_x, val_y, val_weight = unpack_x_y_sample_weight(validation_data)
+            val_iterator = EpochIterator(
+                val_x,
+                val_y,
+                val_weight,
+                validation_batch_size or batch_size,
+                validation_steps,
+                steps_name="validation_steps",
+            )
         verbosity = _verbosity(verbose)
-        if not self.built:
-            self._build_for_fit(x)
+        if not self.built and iterator.first_inputs() is not None:
+            self._build_for_fit(iterator.first_inputs())
         history = History()
         callbacks = [history] + list(callbacks or [])
-        steps = math.ceil(len(x) / batch_size)
-        params = {"verbose": verbosity, "epochs": epochs, "steps": steps}
+        params = {"verbose": verbosity, "epochs": epochs, "steps": iterator.num_batches}
         for callback in callbacks:
             callback.set_model(self)
             callback.set_params(params)
         self.stop_training = False
         for callback in callbacks:
             callback.on_train_begin()
-        logs: dict = {}
+        training_logs: dict = {}
         for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
             for callback in callbacks:
                 callback.on_epoch_begin(epoch)
-            self.reset_metrics()
             start = time.perf_counter()
-            if shuffle:
-                order = array_of(random_shuffle(convert_to_tensor(np.arange(len(x)))))
-            else:
-                order = np.arange(len(x))
-            for first in range(0, len(x), batch_size):
-                index = order[first : first + batch_size]
-                batch = (x[index], y[index])
-                if sample_weight is not None:
-                    batch = batch + (sample_weight[index],)
+            logs: Any = {}
+            steps = 0
+            for batch in iterator:
                 logs = self.train_step(batch)
-            logs = _pythonify_logs(logs)
+                steps += 1
+                if epoch == initial_epoch and steps == 1:
+                    self._warn_untracked_variables()
+                if self.stop_training:
+                    break
             seconds = time.perf_counter() - start
-            if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                val_x, val_y, val_w = _unpack(tuple(validation_data))
-                val_logs = self.evaluate(
-                    val_x,
-                    val_y,
-                    batch_size=validation_batch_size or batch_size,
-                    verbose=0,
-                    sample_weight=val_w,
-                    return_dict=True,
-                )
-                logs.update({f"val_{k}": v for k, v in val_logs.items()})
-            logs = dict(sorted(logs.items()))
+            epoch_logs = dict(self._get_metrics_result_or_logs(logs))
+            if val_iterator is not None and _should_evaluate(epoch, validation_freq):
+                val_logs = self._evaluate_epoch(val_iterator, verbosity=0)
+                epoch_logs.update({f"val_{k}": v for k, v in val_logs.items()})
+            epoch_logs = _pythonify_logs(epoch_logs)
             if verbosity:
                 print(f"Epoch {epoch + 1}/{epochs}")
-                print(_progress_line(steps, seconds, logs))
+                print(_progress_line(steps, seconds, epoch_logs))
             for callback in callbacks:
-                callback.on_epoch_end(epoch, logs)
+                callback.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
             if self.stop_training:
                 break
         for callback in callbacks:
-            callback.on_train_end(logs)
+            callback.on_train_end(training_logs)
         history.params = params
         history.model = self
         self.history = history
@@ -467,47 +485,50 @@ class Trainer:
         callbacks: list | None = None,
         return_dict: bool = False,
     ) -> Any:
-        """The loss and metrics on ``(x, y)``, with ``training=False``.
+        """The loss and metrics on the data, with ``training=False``.
 
         Args:
-            x: inputs.
-            y: targets.
-            batch_size: examples per step (default 32).
+            x: inputs, or a ``tf.data.Dataset`` of batches.
+            y: targets (not with a dataset).
+            batch_size: examples per step for arrays (default 32).
             verbose: 0 silent, otherwise print one line.
-            sample_weight: one weight per example.
-            steps: must be None.
+            sample_weight: one weight per example (not with a dataset).
+            steps: batches to evaluate (default: all; needed for an infinite
+                dataset).
             callbacks: accepted for compatibility.
             return_dict: return ``{name: value}`` instead of a list.
 
         Returns:
-            The loss alone if there are no metrics, else ``[loss, metric, ...]`` in
-            ``metrics_names`` order (or a dict).
+            The loss alone if there are no metrics, else ``[loss, metric, ...]``
+            in the order of ``metrics`` (the compiled metrics in their order),
+            or a dict.
 
         Raises:
-            RuntimeError: if ``compile`` was not called.
+            ValueError: if ``compile`` was not called.
         """
         self._assert_compiled("evaluate")
-        x, y, sample_weight = _array(x), _array(y), _array(sample_weight)
-        _check_lengths(x, y, sample_weight)
-        batch_size = batch_size or 32
-        self.reset_metrics()
-        start = time.perf_counter()
-        logs: dict = {}
-        for first in range(0, len(x), batch_size):
-            batch = (x[first : first + batch_size], y[first : first + batch_size])
-            if sample_weight is not None:
-                batch = batch + (sample_weight[first : first + batch_size],)
-            logs = self.test_step(batch)
-        logs = dict(sorted(_pythonify_logs(logs).items()))
-        if _verbosity(verbose):
-            steps_done = math.ceil(len(x) / batch_size)
-            print(_progress_line(steps_done, time.perf_counter() - start, logs))
+        iterator = EpochIterator(
+            x, y, sample_weight, batch_size, steps, steps_name="steps"
+        )
+        logs = self._evaluate_epoch(iterator, _verbosity(verbose))
         if return_dict:
             return logs
-        names = [name for name in self.metrics_names if name in logs]
-        results = [logs[name] for name in names]
-        results += [v for k, v in logs.items() if k not in names]
-        return results[0] if len(results) == 1 else results
+        return self._flatten_metrics_in_order(logs)
+
+    def _evaluate_epoch(self, iterator: EpochIterator, verbosity: int) -> dict:
+        """One pass of ``test_step`` over the iterator; the pythonified logs."""
+        iterator.reset()
+        self.reset_metrics()
+        start = time.perf_counter()
+        logs: Any = {}
+        steps = 0
+        for batch in iterator:
+            logs = self.test_step(batch)
+            steps += 1
+        logs = _pythonify_logs(self._get_metrics_result_or_logs(logs))
+        if verbosity:
+            print(_progress_line(steps, time.perf_counter() - start, logs))
+        return logs
 
     def predict(
         self,
@@ -516,29 +537,63 @@ class Trainer:
         verbose: Any = "auto",
         steps: int | None = None,
         callbacks: list | None = None,
-    ) -> np.ndarray:
-        """The model's outputs on ``x`` in batches, as one NumPy array.
+    ) -> Any:
+        """The model's outputs on ``x`` in batches, as NumPy arrays.
 
         Args:
-            x: inputs.
-            batch_size: examples per step (default 32).
+            x: inputs, or a ``tf.data.Dataset`` of batches (``x`` or ``(x, y)``).
+            batch_size: examples per step for arrays (default 32).
             verbose: 0 silent, otherwise print one line.
-            steps: must be None.
+            steps: batches to predict (default: all; needed for an infinite
+                dataset).
             callbacks: accepted for compatibility.
 
         Returns:
-            The concatenated outputs.
+            The outputs of all batches, concatenated (in the structure of the
+            model's outputs).
+
+        Raises:
+            ValueError: if there are no batches.
         """
-        x = _array(x)
-        batch_size = batch_size or 32
+        iterator = EpochIterator(x, batch_size=batch_size, steps_per_epoch=steps,
+                                 steps_name="steps")  # fmt: skip
         start = time.perf_counter()
-        outputs = [
-            np.asarray(array_of(self.predict_step((x[first : first + batch_size],))))
-            for first in range(0, len(x), batch_size)
-        ]
+        outputs = [self.predict_step(batch) for batch in iterator]
+        if not outputs:
+            raise ValueError(
+                "predict() got no batches: the input has no examples, or steps=0."
+            )
         if _verbosity(verbose):
             print(_progress_line(len(outputs), time.perf_counter() - start, {}))
-        return np.concatenate(outputs, axis=0)
+        return _concatenate(outputs)
+
+    def _warn_untracked_variables(self) -> None:
+        """Say that tf.Variable attributes are left alone by fit (the model has
+        other weights; without any, train_step's warning says it)."""
+        untracked = _untracked_variables(self)
+        if untracked and self.trainable_weights:
+            warnings.warn(_untracked_advice(untracked), stacklevel=3)
+
+    def _get_metrics_result_or_logs(self, logs: Any) -> Any:
+        """The metrics' results when a step returned exactly their names, else the
+        step's logs (a custom step may report other values)."""
+        metric_logs = self.get_metrics_result()
+        if isinstance(logs, dict) and set(logs) == set(metric_logs):
+            return metric_logs
+        return logs
+
+    def _flatten_metrics_in_order(self, logs: dict) -> Any:
+        """The logs as a list in the order of ``metrics`` (the compiled metrics'
+        names in place of the container's), then any other logs by name."""
+        names: list[str] = []
+        for metric in self.metrics:
+            if isinstance(metric, CompileMetrics):
+                names.extend(m.name for m in metric.metrics)
+            else:
+                names.append(metric.name)
+        results = [logs[name] for name in names if name in logs]
+        results += [logs[key] for key in sorted(logs) if key not in names]
+        return results[0] if len(results) == 1 else results
 
     def _build_for_fit(self, x: np.ndarray) -> None:
         """Build an unbuilt model before ``fit`` (Sequential does, from ``x``).
@@ -547,13 +602,25 @@ class Trainer:
         """
 
 
-def _check_lengths(x: Any, y: Any, sample_weight: Any) -> None:
-    if x is None:
-        raise ValueError("Pass the inputs `x` (one row per example).")
-    for name, value in (("y", y), ("sample_weight", sample_weight)):
-        if value is not None and len(value) != len(x):
-            raise ValueError(
-                f"Data cardinality is ambiguous: x has {len(x)} examples but {name} "
-                f"has {len(value)}. Make sure all arrays contain the same number of "
-                "samples."
-            )
+def _should_evaluate(epoch: int, validation_freq: Any) -> bool:
+    if isinstance(validation_freq, int):
+        return (epoch + 1) % validation_freq == 0
+    if isinstance(validation_freq, list):
+        return epoch + 1 in validation_freq
+    raise ValueError(
+        "Expected `validation_freq` to be a list or int. Received: "
+        f"validation_freq={validation_freq} of the type {type(validation_freq)}."
+    )
+
+
+def _concatenate(outputs: list) -> Any:
+    """Batch outputs joined along the batch axis, as NumPy, in their structure."""
+    first = outputs[0]
+    if isinstance(first, dict):
+        return {k: _concatenate([o[k] for o in outputs]) for k in first}
+    if isinstance(first, (list, tuple)):
+        return type(first)(
+            _concatenate([o[i] for o in outputs]) for i in range(len(first))
+        )
+    arrays = [array_of(o) if isinstance(o, (Tensor, Variable)) else o for o in outputs]
+    return np.concatenate([np.asarray(a) for a in arrays], axis=0)
