@@ -289,3 +289,29 @@ def test_an_unbatched_dataset_gives_the_model_single_examples():
     single = tf.data.Dataset.from_tensor_slices((X, Y))
     with pytest.raises(ValueError, match="Full shape received: \\(3,\\)"):
         _model().fit(single, verbose=0, shuffle=False)
+
+
+def test_keras_utils_pack_and_unpack_batches_as_fit_does(capsys):
+    u = keras.utils
+    print(
+        u.unpack_x_y_sample_weight((1,)),
+        u.unpack_x_y_sample_weight(1),
+        u.unpack_x_y_sample_weight([1, 2]),
+        u.unpack_x_y_sample_weight((1, 2, 3)),
+    )
+    print(
+        u.pack_x_y_sample_weight(1),
+        u.pack_x_y_sample_weight((1, 2)),
+        u.pack_x_y_sample_weight(1, 2),
+        u.pack_x_y_sample_weight(1, 2, 3),
+    )
+    assert capsys.readouterr().out == (
+        "(1, None, None) (1, None, None) (1, 2, None) (1, 2, 3)\n"
+        "1 ((1, 2),) (1, 2) (1, 2, 3)\n"
+    )
+    with pytest.raises(
+        ValueError,
+        match="Data is expected to be in format `x`, `\\(x,\\)`, `\\(x, y\\)`, or "
+        "`\\(x, y, sample_weight\\)`, found: \\(1, 2, 3, 4\\)",
+    ):
+        u.unpack_x_y_sample_weight((1, 2, 3, 4))

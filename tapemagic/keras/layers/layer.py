@@ -20,6 +20,7 @@ import functools
 import inspect
 import threading
 import warnings
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -48,6 +49,11 @@ class _CallState(threading.local):
 
 
 _state = _CallState()
+
+# The layers holding losses from add_loss. While it is empty (no layer adds
+# losses, the common case) a call has nothing to clear and `losses` nothing to
+# collect, so neither walks the layers.
+_loss_holders: weakref.WeakSet = weakref.WeakSet()
 
 
 @contextmanager
@@ -309,6 +315,8 @@ class Layer:
     def losses(self) -> list:
         """The scalar losses ``add_loss`` added in the last call, then those of
         the sublayers (a top-level call clears them all first)."""
+        if not _loss_holders:
+            return []
         found = list(self.__dict__.get("_losses", ()))
         for layer in self._flatten_layers(include_self=False):
             found.extend(layer.__dict__.get("_losses", ()))
@@ -344,12 +352,17 @@ class Layer:
                     "Compute the loss with tensor ops, or wrap a number in "
                     "tf.constant(...)."
                 )
-        if not _state.shape_only:
+        if not _state.shape_only and losses:
             self.__dict__.setdefault("_losses", []).extend(losses)
+            _loss_holders.add(self)
 
     def _clear_losses(self) -> None:
+        if not _loss_holders:
+            return
         for layer in self._flatten_layers():
-            layer.__dict__["_losses"] = []
+            if layer.__dict__.get("_losses"):
+                layer.__dict__["_losses"] = []
+                _loss_holders.discard(layer)
 
     @property
     def dtype(self) -> str:
