@@ -34,6 +34,7 @@ MODULES = [
     "tapemagic.keras.models.compile_utils",
     "tapemagic.keras.models.epoch_iterator",
     "tapemagic.keras.models.functional",
+    "tapemagic.keras.models.loops",
     "tapemagic.keras.models.model",
     "tapemagic.keras.models.sequential",
     "tapemagic.keras.models.summary",

@@ -187,3 +187,39 @@ def test_layers_track_keras_variables_only():
     layer = Mixed()
     assert [v.path for v in layer.trainable_variables] == ["k"]
     assert [v.path for v in layer.weights] == ["k"]
+
+
+def test_keras_2_train_steps_still_run_with_keras_3_deprecation_warnings():
+    """compiled_loss and compiled_metrics, as TensorFlow 2.21 runs them: the loss
+    tracker, a Mean, is given the predictions, so "loss" is their mean."""
+
+    class Old(keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compiled_loss(y, y_pred, regularization_losses=self.losses)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            self.compiled_metrics.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    rng = np.random.default_rng(0)
+    x = rng.random((10, 3)).astype("float32")
+    y = rng.random((10, 1)).astype("float32")
+    model = _functional(Old)
+    model.set_weights([np.full((3, 1), 0.5, "float32"), np.zeros(1, "float32")])
+    model.compile("sgd", "mse", metrics=["mae"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        history = model.fit(x, y, epochs=2, batch_size=4, shuffle=False, verbose=0)
+    assert history.history == {
+        "mae": pytest.approx([0.35229453444480896, 0.334805428981781], rel=1e-6),
+        "loss": pytest.approx([0.7928622961044312, 0.7584751844406128], rel=1e-6),
+    }
+    assert {str(w.message) for w in caught} == {
+        "`model.compiled_loss()` is deprecated. Instead, use "
+        "`model.compute_loss(x, y, y_pred, sample_weight, training)`.",
+        "`model.compiled_metrics()` is deprecated. Instead, use e.g.:\n```\n"
+        "for metric in self.metrics:\n    metric.update_state(y, y_pred)\n```\n",
+    }
