@@ -21,6 +21,7 @@ from . import (
 )
 from .callbacks import Callback, History
 from .layers import Input, KerasTensor, Layer
+from .layers.variable import KerasVariable as Variable
 from .losses import Loss
 from .metrics import Metric
 from .models import Model, Sequential
@@ -35,6 +36,7 @@ __all__ = [
     "Metric",
     "Model",
     "Sequential",
+    "Variable",
     "activations",
     "backend",
     "callbacks",

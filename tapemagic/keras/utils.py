@@ -1,4 +1,5 @@
-"""``keras.utils``: seeding everything at once, and one-hot labels."""
+"""``keras.utils``: seeding everything at once, one-hot labels, and packing a
+batch as ``fit`` hands it to ``train_step``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,14 @@ import numpy as np
 
 from ..engine.ops.creation import set_seed
 from ..engine.tensor import Tensor, Variable, array_of
+from .models.epoch_iterator import pack_x_y_sample_weight, unpack_x_y_sample_weight
 
-__all__ = ["set_random_seed", "to_categorical"]
+__all__ = [
+    "pack_x_y_sample_weight",
+    "set_random_seed",
+    "to_categorical",
+    "unpack_x_y_sample_weight",
+]
 
 
 def set_random_seed(seed: int) -> None:

@@ -432,12 +432,15 @@ def test_frozen_layer_lists_no_trainable_weights_and_is_not_watched():
     assert tape.gradient(y, layer.kernel) is None
 
 
-def test_variables_assigned_as_attributes_are_tracked():
+def test_keras_variables_assigned_as_attributes_are_tracked():
+    """As in Keras 3: keras.Variable attributes are weights, tf.Variable ones not."""
+
     class Scale(layers.Layer):
         def __init__(self):
             super().__init__()
-            self.alpha = tf.Variable(2.0)
-            self.count = tf.Variable(0.0, trainable=False)
+            self.alpha = keras.Variable(2.0, name="alpha")
+            self.count = keras.Variable(0.0, trainable=False, name="count")
+            self.raw = tf.Variable(3.0)
 
         def call(self, x):
             return x * self.alpha
@@ -445,6 +448,11 @@ def test_variables_assigned_as_attributes_are_tracked():
     layer = Scale()
     assert layer.trainable_weights == [layer.alpha]
     assert layer.non_trainable_weights == [layer.count]
+    assert [w.path for w in layer.weights] == ["alpha", "count"]
+    zeros = keras.Variable("zeros", shape=(2, 3), name="z")
+    assert zeros.shape == (2, 3) and zeros.numpy().sum() == 0.0
+    with pytest.raises(ValueError, match="needs its shape"):
+        keras.Variable("ones")
 
 
 def test_forgetting_super_init_is_explained():

@@ -246,6 +246,71 @@ def test_mse_expands_rank_1_targets_instead_of_broadcasting():
     assert losses.MeanSquaredError()(y, p).numpy() == pytest.approx(4.0 / 3.0)
 
 
+REG_TRUE = np.array(
+    [[0.5, 1.0, -2.0], [3.0, 0.0, 1.5], [-1.0, 2.0, 0.25], [4.0, -0.5, 1.0]],
+    np.float32,
+)
+REG_PRED = np.array(
+    [[0.0, 1.5, -1.0], [2.5, 0.5, 1.0], [-1.5, 2.5, 0.0], [3.0, 0.0, 2.0]], np.float32
+)
+W4 = np.array([1.0, 0.5, 2.0, 0.0], np.float32)
+
+
+def test_percentage_and_squared_log_errors_match_tensorflow():
+    """tensorflow-cpu 2.21.0 printed these for the same arrays; a label of 0 is
+    divided by epsilon (1e-7) in the percentage error, hence the huge values."""
+    mape = losses.MeanAbsolutePercentageError()
+    assert mape.name == "mean_absolute_percentage_error"
+    assert float(mape(REG_TRUE, REG_PRED)) == pytest.approx(41666724.0, rel=1e-6)
+    weighted = mape(REG_TRUE, REG_PRED, sample_weight=W4)
+    assert float(weighted) == pytest.approx(20833382.0, rel=1e-6)
+    msle = losses.MeanSquaredLogarithmicError()
+    assert msle.name == "mean_squared_logarithmic_error"
+    assert float(msle(REG_TRUE, REG_PRED)) == pytest.approx(0.061164237558841705)
+    weighted = msle(REG_TRUE, REG_PRED, sample_weight=W4)
+    assert float(weighted) == pytest.approx(0.03977654501795769, rel=1e-6)
+    np.testing.assert_allclose(
+        losses.mean_squared_logarithmic_error(REG_TRUE[:2], REG_PRED[:2]).numpy(),
+        [0.0713983, 0.07734183],
+        rtol=1e-6,
+    )
+    np.testing.assert_allclose(
+        losses.mean_absolute_percentage_error(REG_TRUE[:2], REG_PRED[:2]).numpy(),
+        [6.6666672e01, 1.6666669e08],
+        rtol=1e-6,
+    )
+    assert losses.get("mape") is losses.mean_absolute_percentage_error
+    assert losses.get("msle") is losses.mean_squared_logarithmic_error
+    assert isinstance(
+        losses.get("MeanAbsolutePercentageError"), losses.MeanAbsolutePercentageError
+    )
+    assert losses.MAPE is losses.mape is losses.mean_absolute_percentage_error
+
+
+@pytest.mark.parametrize(
+    "loss",
+    [losses.MeanAbsolutePercentageError(), losses.MeanSquaredLogarithmicError()],
+    ids=["mape", "msle"],
+)
+def test_percentage_and_squared_log_gradients_match_finite_differences(loss):
+    # labels and predictions apart and positive: off the kinks of abs and max
+    rng = np.random.default_rng(3)
+    y_true = rng.uniform(0.5, 2.0, (4, 3))
+    p0 = y_true + rng.choice([-1.0, 1.0], (4, 3)) * rng.uniform(0.1, 0.4, (4, 3))
+    weight = rng.uniform(0.5, 1.5, 4)
+    loss64 = type(loss)(dtype="float64")
+    p = tf.Variable(p0)
+    with tf.GradientTape() as tape:
+        value = loss64(y_true, p, sample_weight=weight)
+    grad = tape.gradient(value, p).numpy()
+    h = 1e-6
+    for _ in range(3):
+        d = rng.standard_normal(p0.shape)
+        up = float(loss64(y_true, p0 + h * d, sample_weight=weight))
+        down = float(loss64(y_true, p0 - h * d, sample_weight=weight))
+        assert np.sum(grad * d) == pytest.approx((up - down) / (2 * h), rel=1e-6)
+
+
 # -- reductions, weights and dtypes ----------------------------------------------------
 
 

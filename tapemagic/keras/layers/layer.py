@@ -22,6 +22,7 @@ import functools
 import inspect
 import threading
 import warnings
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -35,7 +36,7 @@ from .. import backend, initializers
 from .keras_tensor import KerasTensor, _as_shape, _is_symbolic, _shape_of
 from .variable import KerasVariable
 
-__all__ = ["Layer"]
+__all__ = ["Layer", "shapes_only"]
 
 
 # -- the call context ------------------------------------------------------------------
@@ -45,9 +46,16 @@ class _CallState(threading.local):
     def __init__(self) -> None:
         # (layer, training) for each layer call or build in progress, innermost last
         self.frames: list[tuple[Any, Any]] = []
+        # > 0 while layers run only to find shapes: add_loss keeps nothing then
+        self.shape_only = 0
 
 
 _state = _CallState()
+
+# The layers holding losses from add_loss. While it is empty (no layer adds
+# losses, the common case) a call has nothing to clear and `losses` nothing to
+# collect, so neither walks the layers.
+_loss_holders: weakref.WeakSet = weakref.WeakSet()
 
 
 @contextmanager
@@ -57,6 +65,20 @@ def _frame(layer: Any, training: Any) -> Iterator[None]:
         yield
     finally:
         _state.frames.pop()
+
+
+@contextmanager
+def shapes_only() -> Iterator[None]:
+    """Run layers to learn shapes (a build, a symbolic call): losses are dropped.
+
+    Keras builds symbolically, so ``add_loss`` during a build adds nothing; here
+    a build runs ``call`` on zeros, so the losses it adds are discarded.
+    """
+    _state.shape_only += 1
+    try:
+        yield
+    finally:
+        _state.shape_only -= 1
 
 
 def _context_training() -> Any:
@@ -151,6 +173,7 @@ class Layer:
         d = self.__dict__
         d.setdefault("_trainable_variables", [])
         d.setdefault("_non_trainable_variables", [])
+        d["_losses"] = []
         d["_super_called"] = True
         d["name"] = backend._auto_name(type(self).__name__) if name is None else name
         d["_dtype"] = backend.standardize_dtype(dtype)
@@ -175,7 +198,10 @@ class Layer:
 
     # -- attribute tracking ------------------------------------------------------------
     def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, Variable):
+        # As Keras 3: only Keras variables (add_weight, keras.Variable) become
+        # weights; a plain tf.Variable attribute is not tracked, so fit() does
+        # not train it (the trainer explains this when it finds one).
+        if isinstance(value, KerasVariable):
             self._track_variable(value)
         object.__setattr__(self, name, value)
 
@@ -292,8 +318,56 @@ class Layer:
 
     @property
     def losses(self) -> list:
-        """Extra losses (regularization): always empty in tapemagic."""
-        return []
+        """The scalar losses ``add_loss`` added in the last call, then those of
+        the sublayers (a top-level call clears them all first)."""
+        if not _loss_holders:
+            return []
+        found = list(self.__dict__.get("_losses", ()))
+        for layer in self._flatten_layers(include_self=False):
+            found.extend(layer.__dict__.get("_losses", ()))
+        return found
+
+    def add_loss(self, loss: Any) -> None:
+        """Add a loss (a scalar tensor, or a list of them) from ``call`` or ``build``.
+
+        ``compute_loss`` (and so ``fit``) adds every loss in ``losses`` to the
+        compiled loss. The losses stay until the next call of the outermost layer
+        or model.
+
+        Raises:
+            ValueError: if a value is not a tensor.
+
+        Example:
+            >>> import tapemagic.tf as tf
+            >>> class Penalized(Layer):
+            ...     def call(self, x):
+            ...         self.add_loss(0.5 * tf.reduce_sum(x))
+            ...         return x
+            >>> layer = Penalized()
+            >>> _ = layer(np.ones((2, 2), np.float32))
+            >>> [float(v) for v in layer.losses]
+            [2.0]
+        """
+        losses = list(loss) if isinstance(loss, (list, tuple)) else [loss]
+        for value in losses:
+            if not isinstance(value, (Tensor, Variable)):
+                raise ValueError(
+                    "`add_loss()` can only be called from inside `build()` or "
+                    f"`call()`, on a tensor input. Received invalid value: {value}. "
+                    "Compute the loss with tensor ops, or wrap a number in "
+                    "tf.constant(...)."
+                )
+        if not _state.shape_only and losses:
+            self.__dict__.setdefault("_losses", []).extend(losses)
+            _loss_holders.add(self)
+
+    def _clear_losses(self) -> None:
+        if not _loss_holders:
+            return
+        for layer in self._flatten_layers():
+            if layer.__dict__.get("_losses"):
+                layer.__dict__["_losses"] = []
+                _loss_holders.discard(layer)
 
     @property
     def dtype(self) -> str:
@@ -490,6 +564,9 @@ class Layer:
             return self._symbolic_call(*args, **kwargs)
         if self._convert_input_args:
             args = (self._convert_input(args[0]),) + args[1:]
+        if not _state.frames:
+            # the outermost call starts afresh, as Keras' call context does
+            self._clear_losses()
         training = kwargs.pop("training", None)
         if training is None:
             training = _context_training()
@@ -564,7 +641,7 @@ class Layer:
 
     def _build_symbolic(self, shape: tuple) -> Any:
         """Build for inputs of ``shape`` (batch axis may be None); the output shape."""
-        with _frame(self, None):
+        with _frame(self, None), shapes_only():
             if not self.built:
                 self.__dict__["_build_input_shape"] = shape
                 self.build(shape)

@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from ...engine.tensor import Variable
+from .. import backend, initializers
 
 __all__ = ["KerasVariable"]
 
 
 class KerasVariable(Variable):
     """A layer's weight: an engine Variable with Keras 3's ``name`` and ``path``.
+
+    ``keras.Variable`` is this class: ``keras.Variable(1.0, name="w")``, or
+    ``keras.Variable("zeros", shape=(3,))`` with an initializer. Unlike a
+    plain ``tf.Variable``, it becomes a weight of the layer or model whose
+    attribute it is.
 
     ``name`` is the name given to ``add_weight`` ("kernel", with no ":0") and
     ``path`` adds the layers it was created in ("sequential/dense/kernel").
@@ -30,14 +36,29 @@ class KerasVariable(Variable):
 
     def __init__(
         self,
-        initial_value: Any,
-        trainable: bool = True,
-        name: str | None = None,
+        initializer: Any = None,
+        shape: Any = None,
         dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
+        aggregation: str = "none",
+        synchronization: str = "auto",
+        name: str | None = None,
         path: str | None = None,
     ) -> None:
+        if isinstance(initializer, str) or callable(initializer):
+            # keras.Variable(initializer="zeros", shape=(2,)): the value is drawn
+            if shape is None:
+                raise ValueError(
+                    f"A variable made with initializer {initializer!r} needs its "
+                    "shape: keras.Variable(initializer, shape=(...))."
+                )
+            shape = tuple(int(d) for d in shape)
+            initializer = initializers.get(initializer)(
+                shape, dtype=backend.standardize_dtype(dtype)
+            )
         name = "variable" if name is None else str(name)
-        super().__init__(initial_value, trainable=trainable, name=name, dtype=dtype)
+        super().__init__(initializer, trainable=trainable, name=name, dtype=dtype)
         self._path = name if path is None else path
 
     @property

@@ -9,6 +9,7 @@ there are.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,7 @@ from ...engine.ops.shape import expand_dims, squeeze
 from ...engine.tensor import Tensor, Variable, convert_to_tensor
 from .. import backend
 
-__all__ = ["Loss", "squeeze_or_expand_to_same_rank"]
+__all__ = ["Loss", "LossFunctionWrapper", "squeeze_or_expand_to_same_rank"]
 
 _REDUCTIONS = ("sum_over_batch_size", "sum", None, "none", "mean",
                "mean_with_sample_weight")  # fmt: skip
@@ -163,3 +164,35 @@ class Loss:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name!r}>"
+
+
+class LossFunctionWrapper(Loss):
+    """A loss object around a function ``fn(y_true, y_pred, **kwargs)``.
+
+    Example:
+        >>> LossFunctionWrapper(lambda t, p: (t - p) ** 2)([[1.0]], [[3.0]]).numpy()
+        np.float32(4.0)
+    """
+
+    def __init__(
+        self,
+        fn: Callable,
+        reduction: Any = "sum_over_batch_size",
+        name: str | None = None,
+        dtype: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true: Tensor, y_pred: Tensor) -> Tensor:
+        y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._fn_kwargs}
+
+    def __repr__(self) -> str:
+        name = getattr(self.fn, "__name__", repr(self.fn))
+        return f"<LossFunctionWrapper({name}, kwargs={self._fn_kwargs})>"

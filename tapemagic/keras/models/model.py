@@ -9,6 +9,7 @@ methods (``compile``, ``fit``, ``evaluate``, ``predict``) come from
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 
 from ...engine.tensor import Tensor
 from ..layers.keras_tensor import _shape_of
-from ..layers.layer import Layer
+from ..layers.layer import Layer, shapes_only
 from .summary import format_summary
 from .trainer import Trainer
 
@@ -48,13 +49,24 @@ class Model(Trainer, Layer):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
-            # functional.py subclasses Model, so it can only be imported here
-            from .functional import Functional
-
-            return object.__new__(Functional)
+            return object.__new__(_functional_class())
+        if _functional_arguments(args, kwargs) and not issubclass(
+            cls, _functional_class()
+        ):
+            # `class CustomModel(keras.Model)` called as CustomModel(inputs,
+            # outputs): a functional model whose methods (train_step...) are the
+            # subclass's, as Keras 3 makes it.
+            return object.__new__(_functional_variant(cls))
         return object.__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _functional_arguments(args, kwargs) and isinstance(
+            self, _functional_class()
+        ):
+            # a subclass's __init__ calling keras.Model.__init__(self, inputs,
+            # outputs) by name rather than through super()
+            _functional_class().__init__(self, *args, **kwargs)
+            return
         if args:
             raise TypeError(
                 f"{type(self).__name__}.__init__ takes keyword arguments only (name, "
@@ -97,7 +109,8 @@ class Model(Trainer, Layer):
         concrete = tuple(1 if d is None else d for d in input_shape)
         before = {id(layer) for layer in self._flatten_layers() if layer.built}
         dtype = np.dtype(self.input_dtype)
-        self.call(Tensor(np.zeros(concrete, dtype)))
+        with shapes_only():
+            self.call(Tensor(np.zeros(concrete, dtype)))
         if input_shape and input_shape[0] is None:
             # the zeros had batch size 1; record the layers' shapes with None
             for layer in self._flatten_layers(include_self=False):
@@ -155,3 +168,31 @@ class Model(Trainer, Layer):
             layer_range: accepted for compatibility.
         """
         (print_fn or print)(format_summary(self))
+
+
+def _functional_arguments(args: tuple, kwargs: dict) -> bool:
+    """Whether a model is called as Keras' functional ``Model(inputs, outputs)``."""
+    return (
+        len(args) == 2
+        or (len(args) == 1 and "outputs" in kwargs)
+        or ("inputs" in kwargs and "outputs" in kwargs)
+    )
+
+
+def _functional_class() -> type:
+    # functional.py subclasses Model, so it can only be imported once Model exists
+    from .functional import Functional
+
+    return Functional
+
+
+@functools.cache
+def _functional_variant(cls: type) -> type:
+    """``cls`` with ``Functional`` after it: the subclass's methods come first.
+
+    Keras 3 rewrites the subclass's bases in place; a new class of the same
+    name leaves the user's class as written. Its instances are instances of
+    ``cls`` and print and name themselves after it.
+    """
+    namespace = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+    return type(cls.__name__, (cls, _functional_class()), namespace)
