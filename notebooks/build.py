@@ -1336,6 +1336,242 @@ ASCENT = [
     Try it: replace the output logit by the mean activation of one of the 16
     convolution filters (a `tf.keras.Model` built from `model.inputs` and
     `model.layers[0].output`) and see what that filter looks for.
+
+    Next: [7. Customizing what `fit` does](07-keras-fit-customized.ipynb).
+    """),
+]
+
+# --------------------------------------------------------------------------
+# 07: Keras' fit, customized: tf.data, train_step, BatchNormalization, features
+# --------------------------------------------------------------------------
+FIT = [
+    md("""
+    # 7. Customizing what `fit` does
+
+    Notebook 4 wrote the training loop by hand. Keras' `model.fit` runs that
+    loop for you: it takes batches from the data, calls the model's
+    `train_step` on each, and keeps the metrics. Override `train_step` and
+    `fit` runs *your* step, with everything else (epochs, validation,
+    progress, history) as before. In this notebook:
+
+    1. feed the digits to the model through a `tf.data` pipeline;
+    2. write a `keras.Model` subclass with its own `train_step`, built from
+       layers like any functional model;
+    3. see how a `BatchNormalization` layer behaves in training and in
+       inference;
+    4. reuse the trained layers as a feature extractor.
+    """),
+    md(SETUP_TEXT),
+    code(SETUP),
+    md("""
+    ## The data, as a `tf.data` pipeline
+
+    The same 8×8 digits as in notebook 6, as images with one channel. A
+    `tf.data.Dataset` slices the arrays into `(image, label)` pairs, shuffles
+    them each epoch and groups them in batches of 64. `prefetch` lets
+    TensorFlow prepare the next batch while the model trains on this one
+    (tapemagic runs on one thread, so there it changes nothing).
+    """),
+    code("""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from sklearn.datasets import load_digits
+    from sklearn.model_selection import train_test_split
+
+    digits = load_digits()
+    images = (digits.images / 16.0).astype("float32")[..., None]  # (1797, 8, 8, 1)
+    labels = digits.target.astype("int32")
+    x_train, x_test, y_train, y_test = train_test_split(
+        images, labels, test_size=0.25, random_state=0, stratify=labels
+    )
+
+    train_ds = (
+        tf.data.Dataset.from_tensor_slices((x_train, y_train))
+        .shuffle(len(x_train), seed=0)
+        .batch(64)
+        .prefetch(tf.data.AUTOTUNE)
+    )
+    test_ds = tf.data.Dataset.from_tensor_slices((x_test, y_test)).batch(256)
+    print(train_ds.element_spec)
+    print("batches per epoch:", int(train_ds.cardinality()))
+    """),
+    md("""
+    Each element is a pair of tensors; the first dimension of a batch is
+    `None` in the spec because the last batch is smaller (1,347 images make 21
+    batches of 64 and one of 3).
+    """),
+    code("""
+    x_batch, y_batch = next(iter(train_ds))
+    print(x_batch.shape, x_batch.dtype, y_batch.shape, y_batch.dtype)
+    """),
+    md("""
+    ## A model with its own `train_step`
+
+    `train_step(data)` receives one element of the dataset and returns the
+    metrics to show. This one does what Keras' own step does, spelled out:
+    the forward pass and the loss under a `GradientTape`, the gradient with
+    respect to the trainable variables, the optimizer update, then the
+    metrics.
+
+    - `self.compute_loss` applies the loss given to `compile` (plus any
+      losses the layers added).
+    - `self.metrics` holds a `loss` tracker and `compile_metrics`, the
+      container for the metrics given to `compile`; the names of the values
+      it returns (`accuracy` here) are the ones `fit` shows.
+    """),
+    code("""
+    class DigitsModel(tf.keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                logits = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=logits)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, logits)
+            return {m.name: m.result() for m in self.metrics}
+    """),
+    md("""
+    The model is built the functional way, from an `Input` and a chain of
+    layers, and then handed to the subclass: `DigitsModel(inputs, outputs)`.
+    After the convolution comes a `BatchNormalization` layer: it rescales each
+    of the 16 channels to zero mean and unit variance over the batch, then
+    applies a learned scale `gamma` and shift `beta`. It also keeps a
+    *moving* mean and variance of what it has seen, for inference (below).
+    `momentum=0.9` makes those averages settle within a few dozen steps
+    (the default, 0.99, needs hundreds).
+    """),
+    code("""
+    tf.keras.utils.set_random_seed(0)
+
+    inputs = tf.keras.Input(shape=(8, 8, 1))
+    h = tf.keras.layers.Conv2D(16, 3, name="conv")(inputs)
+    h = tf.keras.layers.BatchNormalization(momentum=0.9, name="bn")(h)
+    h = tf.keras.layers.Activation("relu", name="relu")(h)
+    h = tf.keras.layers.Flatten(name="flatten")(h)
+    outputs = tf.keras.layers.Dense(10, name="logits")(h)
+    model = DigitsModel(inputs, outputs)
+
+    model.compile(
+        optimizer=tf.keras.optimizers.Adam(learning_rate=0.01),
+        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    print("metrics:", [m.name for m in model.metrics])
+    print("trainable:", [w.path for w in model.trainable_weights])
+    print("non-trainable:", [w.path for w in model.non_trainable_weights])
+    """),
+    md("""
+    The moving mean and variance are weights of the layer, but not trainable
+    ones: no gradient updates them. In training mode the layer assigns new
+    values to them, and the tape does not record an assignment.
+
+    ## One step, under the tape
+
+    The body of `train_step`'s tape on one batch. The graph shows the batch
+    statistics feeding the normalization, and the six trainable weights as
+    the sources.
+    """),
+    code("""
+    %%tape --target loss --sources model.trainable_weights
+    logits = model(x_batch, training=True)
+    loss = model.compute_loss(y=y_batch, y_pred=logits)
+    """),
+    code("""
+    for weight, grad in zip(model.trainable_weights, grads):
+        print(f"{weight.path:14} gradient {tuple(grad.shape)}")
+    """),
+    md("""
+    ## `fit` runs our step
+
+    `fit` takes the dataset as it is (the batches come from the pipeline),
+    calls `train_step` on each batch, and after each epoch evaluates on the
+    validation data. The history keeps every value our step returned, and
+    the validation values under `val_`.
+    """),
+    code("""
+    history = model.fit(train_ds, epochs=5, validation_data=test_ds, verbose=2)
+    print(sorted(history.history))
+    """),
+    code("""
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9, 3))
+    epochs = np.arange(1, 6)
+    ax1.plot(epochs, history.history["loss"], "o-", label="training")
+    ax1.plot(epochs, history.history["val_loss"], "o-", label="validation")
+    ax1.set_title("loss")
+    ax2.plot(epochs, history.history["accuracy"], "o-", label="training")
+    ax2.plot(epochs, history.history["val_accuracy"], "o-", label="validation")
+    ax2.set_title("accuracy")
+    for ax in (ax1, ax2):
+        ax.set_xlabel("epoch")
+        ax.legend()
+    plt.show()
+    """),
+    md("""
+    `evaluate` runs the test step (Keras' own, since we did not override
+    `test_step`) over the dataset and returns the loss followed by the
+    compiled metrics.
+    """),
+    code("""
+    loss, accuracy = model.evaluate(test_ds, verbose=0)
+    print(f"Held-out accuracy: {accuracy:.2f}")
+    """),
+    md("""
+    ## Training mode and inference mode
+
+    `fit` calls the model with `training=True`, so `BatchNormalization`
+    normalizes with the statistics of each batch, and moves its averages
+    towards them. Called with `training=False` (as `evaluate` and `predict`
+    do), it uses the moving averages instead: a prediction for one image no
+    longer depends on which other images share its batch. So the same batch
+    gives different logits in the two modes.
+    """),
+    code("""
+    bn = model.get_layer("bn")
+    print("moving mean of the first 4 channels:", np.round(bn.moving_mean.numpy()[:4], 2))
+
+    train_logits = model(x_batch, training=True)
+    infer_logits = model(x_batch, training=False)
+    print("modes differ:", bool(tf.reduce_max(tf.abs(train_logits - infer_logits)) > 0))
+    """),
+    md("""
+    ## The trained layers as a feature extractor
+
+    In a functional model every layer keeps its symbolic `output`. A new
+    `Model` from the same input to an inner layer's output reuses the trained
+    layers (no copy) and returns what that layer computes: here the 16
+    feature maps after the ReLU, 6×6 each.
+    """),
+    code("""
+    extractor = tf.keras.Model(model.input, model.get_layer("relu").output)
+    features = extractor(x_test[:1])
+    print(features.shape)
+
+    fig, axes = plt.subplots(2, 9, figsize=(10, 2.4))
+    axes[0, 0].imshow(x_test[0, :, :, 0], cmap="gray_r")
+    axes[0, 0].set_title(f"digit {y_test[0]}")
+    for i, ax in enumerate(axes.flat[1:17]):
+        ax.imshow(features[0, :, :, i], cmap="viridis")
+    for ax in axes.flat:
+        ax.axis("off")
+    plt.show()
+    """),
+    md("""
+    ## Summary
+
+    - `fit` accepts a `tf.data.Dataset` and takes its batches as they come.
+    - Overriding `train_step` changes what `fit` does per batch; the loop,
+      validation and history stay Keras'. `self.compute_loss` and
+      `self.metrics` connect the step to what `compile` was given.
+    - `BatchNormalization` normalizes with batch statistics in training and
+      moving averages in inference; the averages are non-trainable weights,
+      updated by assignment, never by a gradient.
+    - `keras.Model(model.input, layer.output)` turns a trained functional
+      model into a feature extractor.
     """),
 ]
 
@@ -1346,6 +1582,7 @@ NOTEBOOKS = {
     "04-training-step": TRAINING,
     "05-why-is-my-gradient-none": NONE_BUGS,
     "06-gradient-ascent": ASCENT,
+    "07-keras-fit-customized": FIT,
 }
 
 

@@ -62,6 +62,7 @@ SHOT = {
     "04-training-step": 0,
     "05-why-is-my-gradient-none": 0,
     "06-gradient-ascent": 0,
+    "07-keras-fit-customized": 0,
 }
 
 if not os.access(CHROMIUM, os.X_OK):

@@ -35,6 +35,7 @@ COURSE = [
     "04-training-step",
     "05-why-is-my-gradient-none",
     "06-gradient-ascent",
+    "07-keras-fit-customized",
 ]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
@@ -99,7 +100,7 @@ def _is_tape_cell(cell: dict) -> bool:
 # -- the stored notebooks ----------------------------------------------------
 
 
-def test_the_course_has_its_six_notebooks():
+def test_the_course_has_its_seven_notebooks():
     assert NAMES == COURSE
 
 
@@ -279,7 +280,37 @@ def check_06(report: dict) -> None:
     assert _number(r"over the ten digits: ([\d.]+)", out) > 0.9
 
 
-FACTS = dict(zip(COURSE, [check_01, check_02, check_03, check_04, check_05, check_06]))
+def check_07(report: dict) -> None:
+    out = _stdout(report)
+    # What TensorFlow 2.21 prints for the same cells (the --tensorflow build).
+    spec = (
+        "(TensorSpec(shape=(None, 8, 8, 1), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(None,), dtype=tf.int32, name=None))"
+    )
+    assert spec in out
+    assert "batches per epoch: 22" in out
+    assert "(64, 8, 8, 1) <dtype: 'float32'> (64,) <dtype: 'int32'>" in out
+    assert "metrics: ['loss', 'compile_metrics']" in out
+    assert (
+        "trainable: ['conv/kernel', 'conv/bias', 'bn/gamma', 'bn/beta', "
+        "'logits/kernel', 'logits/bias']" in out
+    )
+    assert "non-trainable: ['bn/moving_mean', 'bn/moving_variance']" in out
+    assert "bn/gamma       gradient (16,)" in out
+    assert "logits/kernel  gradient (576, 10)" in out
+    assert "['accuracy', 'loss', 'val_accuracy', 'val_loss']" in out
+    assert out.count("22/22 - ") == 5  # fit's verbose=2 line, once per epoch
+    assert _number(r"Held-out accuracy: ([\d.]+)", out) >= 0.9
+    # The moving averages moved away from their initial zeros.
+    moving = re.search(r"first 4 channels: \[([^\]]*)\]", out)
+    assert moving is not None and any(float(v) != 0 for v in moving.group(1).split())
+    assert "modes differ: True" in out
+    assert "(1, 6, 6, 16)" in out
+
+
+FACTS = dict(
+    zip(COURSE, [check_01, check_02, check_03, check_04, check_05, check_06, check_07])
+)
 
 
 @pytest.mark.parametrize("name", COURSE)
