@@ -1488,13 +1488,20 @@ FIT = [
     md("""
     ## `fit` runs our step
 
-    `fit` takes the dataset as it is (the batches come from the pipeline),
-    calls `train_step` on each batch, and after each epoch evaluates on the
+    `fit` takes the dataset as it is (the batches come from the pipeline,
+    already shuffled: `shuffle=False` says so, or Keras warns that it cannot
+    shuffle a dataset), calls `train_step` on each batch, and after each epoch evaluates on the
     validation data. The history keeps every value our step returned, and
     the validation values under `val_`.
     """),
     code("""
-    history = model.fit(train_ds, epochs=5, validation_data=test_ds, verbose=2)
+    history = model.fit(
+        train_ds,
+        epochs=5,
+        validation_data=test_ds,
+        shuffle=False,  # train_ds shuffles itself: fit cannot reorder a dataset
+        verbose=2,
+    )
     print(sorted(history.history))
     """),
     code("""
