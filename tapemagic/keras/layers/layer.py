@@ -1,4 +1,4 @@
-"""The Keras 3 ``Layer``: weights, building on first call, and the call context.
+"""The Keras 3 ``Layer``: weights, losses, building on first call, and its nodes.
 
 A layer creates its weights when it first sees an input (``build(input_shape)``
 runs inside the first ``__call__``), so ``Dense(10)`` needs no input size. Its
@@ -18,13 +18,8 @@ first such call.
 
 from __future__ import annotations
 
-import functools
-import inspect
-import threading
 import warnings
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -33,7 +28,16 @@ from ...engine import dtypes
 from ...engine.ops.math import cast
 from ...engine.tensor import Tensor, Variable, array_of, convert_to_tensor
 from .. import backend, initializers
-from .keras_tensor import KerasTensor, _as_shape, _is_symbolic, _shape_of
+from .call_context import (
+    call_spec,
+    call_state,
+    context_training,
+    frame,
+    marking_built,
+    scope_path,
+    shapes_only,
+)
+from .keras_tensor import KerasTensor, _is_symbolic, _shape_of
 from .variable import KerasVariable
 
 __all__ = ["Layer", "shapes_only"]
@@ -42,61 +46,10 @@ __all__ = ["Layer", "shapes_only"]
 # -- the call context ------------------------------------------------------------------
 
 
-class _CallState(threading.local):
-    def __init__(self) -> None:
-        # (layer, training) for each layer call or build in progress, innermost last
-        self.frames: list[tuple[Any, Any]] = []
-        # > 0 while layers run only to find shapes: add_loss keeps nothing then
-        self.shape_only = 0
-
-
-_state = _CallState()
-
 # The layers holding losses from add_loss. While it is empty (no layer adds
 # losses, the common case) a call has nothing to clear and `losses` nothing to
 # collect, so neither walks the layers.
 _loss_holders: weakref.WeakSet = weakref.WeakSet()
-
-
-@contextmanager
-def _frame(layer: Any, training: Any) -> Iterator[None]:
-    _state.frames.append((layer, training))
-    try:
-        yield
-    finally:
-        _state.frames.pop()
-
-
-@contextmanager
-def shapes_only() -> Iterator[None]:
-    """Run layers to learn shapes (a build, a symbolic call): losses are dropped.
-
-    Keras builds symbolically, so ``add_loss`` during a build adds nothing; here
-    a build runs ``call`` on zeros, so the losses it adds are discarded.
-    """
-    _state.shape_only += 1
-    try:
-        yield
-    finally:
-        _state.shape_only -= 1
-
-
-def _context_training() -> Any:
-    for _, training in reversed(_state.frames):
-        if training is not None:
-            return training
-    return None
-
-
-def _scope_path(layer: Any, name: str) -> str:
-    """Keras 3's variable path: the layers being called or built, then ``name``."""
-    scopes: list = []
-    for frame_layer, _ in _state.frames:
-        if not scopes or scopes[-1] is not frame_layer:
-            scopes.append(frame_layer)
-    if not scopes or scopes[-1] is not layer:
-        scopes.append(layer)
-    return "/".join([s.name for s in scopes] + [name])
 
 
 # -- the base class --------------------------------------------------------------------
@@ -144,7 +97,7 @@ class Layer:
         super().__init_subclass__(**kwargs)
         build = cls.__dict__.get("build")
         if build is not None and not getattr(build, "_marks_built", False):
-            cls.build = _marking_built(build)
+            cls.build = marking_built(build)
 
     def __init__(
         self,
@@ -357,7 +310,7 @@ class Layer:
                     "Compute the loss with tensor ops, or wrap a number in "
                     "tf.constant(...)."
                 )
-        if not _state.shape_only and losses:
+        if not call_state.shape_only and losses:
             self.__dict__.setdefault("_losses", []).extend(losses)
             _loss_holders.add(self)
 
@@ -458,7 +411,7 @@ class Layer:
             trainable=trainable,
             name=name,
             dtype=dtype,
-            path=_scope_path(self, name),
+            path=scope_path(self, name),
         )
         self._track_variable(variable)
         return variable
@@ -564,19 +517,19 @@ class Layer:
             return self._symbolic_call(*args, **kwargs)
         if self._convert_input_args:
             args = (self._convert_input(args[0]),) + args[1:]
-        if not _state.frames:
+        if not call_state.frames:
             # the outermost call starts afresh, as Keras' call context does
             self._clear_losses()
         training = kwargs.pop("training", None)
         if training is None:
-            training = _context_training()
+            training = context_training()
         if training is None:
-            training = _call_spec(type(self)).training_default
-        with _frame(self, training):
+            training = call_spec(type(self)).training_default
+        with frame(self, training):
             self._check_input_shape(_shape_of(args[0]))
             if not self.built:
                 self._build_on_call(args[0])
-            if _call_spec(type(self)).has_training and training is not None:
+            if call_spec(type(self)).has_training and training is not None:
                 kwargs["training"] = training
             outputs = self.call(*args, **kwargs)
         if self._build_output_shape is None:
@@ -641,7 +594,7 @@ class Layer:
 
     def _build_symbolic(self, shape: tuple) -> Any:
         """Build for inputs of ``shape`` (batch axis may be None); the output shape."""
-        with _frame(self, None), shapes_only():
+        with frame(self, None), shapes_only():
             if not self.built:
                 self.__dict__["_build_input_shape"] = shape
                 self.build(shape)
@@ -654,41 +607,3 @@ class Layer:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
-
-
-def _marking_built(build: Any) -> Any:
-    """Wrap a subclass's build: runs in the layer's scope, then marks it built."""
-
-    @functools.wraps(build)
-    def wrapped(self: Layer, *args: Any, **kwargs: Any) -> Any:
-        self._check_super_called()
-        if args and self._build_input_shape is None:
-            self.__dict__["_build_input_shape"] = _as_shape(args[0])
-        if _state.frames and _state.frames[-1][0] is self:
-            result = build(self, *args, **kwargs)
-        else:
-            with _frame(self, None):
-                result = build(self, *args, **kwargs)
-        self.built = True
-        return result
-
-    wrapped._marks_built = True  # type: ignore[attr-defined]
-    return wrapped
-
-
-class _CallSpec:
-    __slots__ = ("has_training", "training_default")
-
-    def __init__(self, has_training: bool, training_default: Any) -> None:
-        self.has_training = has_training
-        self.training_default = training_default
-
-
-@functools.cache
-def _call_spec(cls: type) -> _CallSpec:
-    params = inspect.signature(cls.call).parameters
-    # as Keras 3: only a call() that names `training` receives it
-    if "training" in params:
-        default = params["training"].default
-        return _CallSpec(True, None if default is inspect.Parameter.empty else default)
-    return _CallSpec(False, None)

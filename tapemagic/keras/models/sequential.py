@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 
 from .. import backend
+from ..layers.call_context import frame
 from ..layers.input_layer import InputLayer
 from ..layers.keras_tensor import KerasTensor, _shape_of
-from ..layers.layer import Layer, _frame
+from ..layers.layer import Layer
 from .model import Model
 
 __all__ = ["Sequential"]
@@ -145,7 +146,7 @@ class Sequential(Model):
             self._layers.insert(0, InputLayer(batch_shape=input_shape, dtype=dtype))
         self.__dict__["_build_input_shape"] = input_shape
         x = self._layers[0].output
-        with _frame(self, None):
+        with frame(self, None):
             for layer in self.layers:
                 x = layer(x)
         self._symbolic_output = x
