@@ -27,6 +27,7 @@ __all__ = [
     "TapeEvent",
     "TapeState",
     "ValueRef",
+    "VariableEvent",
     "WatchEvent",
 ]
 
@@ -166,6 +167,23 @@ class AssignEvent(NamedTuple):
     python_type: str
 
 
+class VariableEvent(NamedTuple):
+    """A variable was created. Heard through ``on_variable``.
+
+    Attributes:
+        variable: the new variable, with its initial value.
+        initial: the tensor or variable its initial value was copied from, or
+            None when it was made from a Python or NumPy value (a new variable
+            copies its initial value: no gradient flows back through it).
+        python_type: the type name of the initial value given (``"int"``,
+            ``"float"``, ``"list"``, ``"ndarray"``, ``"EagerTensor"``...).
+    """
+
+    variable: ValueRef
+    initial: ValueRef | None
+    python_type: str
+
+
 class WatchEvent(NamedTuple):
     """``tape.watch`` was called on one tensor or variable. Heard through ``on_watch``.
 
@@ -253,9 +271,9 @@ class CotangentsReached(NamedTuple):
 class Listener:
     """The listener protocol: a method per event, each taking one record.
 
-    Subclass it, or write any object with these methods (all of them: the
-    engine calls them without checking). ``bind`` is called once when a tape
-    is made with ``GradientTape(explain=listener)``.
+    Subclass it, or write any object with these methods (all of them, but
+    ``on_variable``: the engine calls the others without checking). ``bind``
+    is called once when a tape is made with ``GradientTape(explain=listener)``.
     """
 
     def bind(self, tape: Any) -> None:
@@ -275,6 +293,10 @@ class Listener:
 
     def on_assign(self, event: AssignEvent) -> None:
         """A variable was assigned."""
+
+    def on_variable(self, event: VariableEvent) -> None:
+        """A variable was created (optional: a listener without this method is
+        not told)."""
 
     def on_watch(self, event: WatchEvent) -> None:
         """``tape.watch`` ran."""

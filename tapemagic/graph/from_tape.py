@@ -250,6 +250,8 @@ class _Builder:
                     line = event[2]
             same_as = first_of.get(log.objects.get(key))
             var = log.variables.get(key) if origin == "variable" else None
+            made_at, made_from = log.made.get(key, (None, None))
+            path = getattr(var, "path", None) if var is not None else None
             values.append(
                 Value(
                     id=self.vid[key],
@@ -269,6 +271,9 @@ class _Builder:
                     after_tape=key in log.after,
                     rebound_from=log.rebound_from.get(key),
                     created=created[key],
+                    made_at=made_at,
+                    made_from=made_from,
+                    path=path if isinstance(path, str) else None,
                 )
             )
         return tuple(values)

@@ -22,7 +22,8 @@ turns it into the plain graph model. Entries (``seq`` is the index in
      request, params, other_tapes, no_gradient_inputs, singular)
     ("convert", tensor_id, origin, python_type, escape_seq, line, state)
     ("read", variable_id, line, state, other_tapes)
-    ("escape", value_id, how, line, state)
+    ("escape", value_id, how, line, state)  # how "variable": a new variable's copy
+    ("variable", variable_id, initial_id_or_None, python_type, line, state)
     ("assign", variable_id, value_id_or_None, python_type, line, state)
     ("watch", tape_number, value_id, is_variable, line, state)
     ("tape", event, line)            # start, stop, pause, reset of the log's tape
@@ -56,6 +57,7 @@ from ..engine.recorder import (
     ReadEvent,
     TapeEvent,
     ValueRef,
+    VariableEvent,
     WatchEvent,
     describe,
 )
@@ -139,7 +141,10 @@ class ExplainLog(Listener):
         finite: tensor id -> whether every element is finite, for the outputs
             of ops with a singular point (log, sqrt, division, exp...).
         copies: tensor id -> the seq of the escape whose result it was made
-            from, for ``tf.constant`` copies the log linked to their escape.
+            from, for ``tf.constant`` copies the log linked to their escape,
+            and for variables made from a tensor (the escape ``"variable"``).
+        made: variable id -> ``(line, python type of the initial value)`` for
+            the variables created while the log listened.
         objects: tensor id -> a number per Python or NumPy object (floats,
             lists, arrays; not ints, which Python shares), for tensors
             converted from one; equal numbers mean the very same object.
@@ -192,6 +197,7 @@ class ExplainLog(Listener):
         self.variables: dict[int, Any] = {}  # id -> the variable
         self.finite: dict[int, bool] = {}
         self.copies: dict[int, int] = {}
+        self.made: dict[int, tuple[int | None, str]] = {}
         self.objects: dict[int, int] = {}
         self.after: set[int] = set()
         self.previous: dict[str, int] = {}
@@ -466,6 +472,21 @@ class ExplainLog(Listener):
                 self.state,
             )
         )
+
+    def on_variable(self, event: VariableEvent) -> None:
+        """A variable was created; one made from a tensor copies it (an escape)."""
+        var, initial = event.variable, event.initial
+        self.see(var)
+        line = self._line()
+        self.made[var.id] = (line, event.python_type)
+        if initial is not None:
+            self.see(initial)
+            self.copies[var.id] = len(self.events)
+            self.events.append(("escape", initial.id, "variable", line, self.state))
+        self.events.append(
+            ("variable", var.id, initial and initial.id, event.python_type, line,
+             self.state)
+        )  # fmt: skip
 
     def on_watch(self, event: WatchEvent) -> None:
         """``tape.watch`` was called on one tensor or variable."""

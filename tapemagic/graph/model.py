@@ -115,6 +115,12 @@ class Value:
         created: the order in which this graph's values were created (1 for
             the oldest), before the tape or during it; a value can only have
             been computed from values created before it.
+        made_at: for a variable created while the log listened, the line
+            that created it.
+        made_from: for such a variable, the type of the value it was created
+            from (``"int"`` for ``tf.Variable(5)``); a variable made from a
+            tensor has ``escape`` set too (the escape ``"variable"``).
+        path: a Keras weight's path (``"dense_1/kernel"``).
     """
 
     id: str
@@ -134,6 +140,9 @@ class Value:
     after_tape: bool = False
     rebound_from: str | None = None
     created: int | None = None
+    made_at: int | None = None
+    made_from: str | None = None
+    path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -222,8 +231,9 @@ class Read:
 class Escape:
     """A value leaving the engine.
 
-    ``how`` is ``numpy``, ``__array__``, ``float``, ``int``, or ``constant``
-    (``tf.constant`` copied the tensor or variable into a new, unlinked tensor).
+    ``how`` is ``numpy``, ``__array__``, ``float``, ``int``, ``constant``
+    (``tf.constant`` copied the tensor or variable into a new, unlinked tensor)
+    or ``variable`` (a new ``tf.Variable`` copied it as its initial value).
     """
 
     id: str

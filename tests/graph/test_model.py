@@ -154,6 +154,9 @@ def test_to_dict_is_plain_json_data_and_round_trips():
         "after_tape": False,
         "rebound_from": None,
         "created": None,
+        "made_at": None,
+        "made_from": None,
+        "path": None,
     }
     assert data["ops"][1]["params"] == [["name", "'sum'"]]
     assert data["gradients"][0]["results"][1] == {
