@@ -1,0 +1,179 @@
+"""Causes where a value left the engine and came back as a new constant: a
+copy to NumPy or Python, the Python number a tensor was made from, an
+assignment to a variable.
+
+Where the model cannot be sure, a sentence says what it saw: the tensor
+added by ``assign_add``/``assign_sub`` is taken to be the value computed
+on that line just before; a value copied out by a NumPy function that
+returns a new array is tied to its copy by time only.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..cause import Break, Detector, Query, declare_cause
+from ..facts import Facts
+from ..model import Assign, Escape
+from ..words import Words
+
+__all__: list[str] = []
+
+
+# -- numpy_copy -----------------------------------------------------------------------
+
+
+def _find_copy_out(facts: Facts, q: Query, anc: set[str]) -> Break | None:
+    """A value computed from the source left the engine before values the
+    target was computed from came in (tied by time only)."""
+    values = facts.values
+    desc = facts.descendants(q.source, q.before)
+    fresh = [
+        v
+        for v in anc
+        if values[v].origin in ("numpy", "python", "constant")
+        and values[v].escape is None
+    ]
+    for e in sorted(facts.graph.escapes, key=lambda e: e.seq):
+        if e.value not in desc or e.seq >= q.before:
+            continue
+        if any(facts.first_use_seq(v) > e.seq for v in fresh):
+            return Break(None, e.line, e.seq, (e, False), e.value)
+    return None
+
+
+def _find_copy_cut(
+    facts: Facts, q: Query, event: object, index: int, value: str
+) -> Break | None:
+    if not isinstance(event, Escape):
+        return None
+    return Break(None, event.line, event.seq, (event, True), value)
+
+
+def _numpy_copy_words(w: Words, b: Break) -> tuple[str, str]:
+    s, t = w.source, w.target
+    escape, linked = b.detail
+    if escape.value == w.q.source:
+        value = whose = s
+    elif w.facts.values[escape.value].names:
+        value = w.name(escape.value)
+        whose = f"{value} (computed from {s})"
+    else:
+        value = "it"
+        whose = f"a value computed from {s}"
+    how = {
+        "numpy": "converted to a NumPy array by .numpy()",
+        "__array__": "converted to a NumPy array (np.asarray or a NumPy function)",
+        "float": "turned into a Python float by float()",
+        "int": "turned into a Python int by int()",
+        "constant": "copied into a new tensor by tf.constant()",
+    }.get(escape.how, f"copied out of the tensor ({escape.how})")
+    if escape.how in ("float", "int"):
+        then = (
+            f"{t} is then computed from that Python number, which the tape "
+            "cannot follow"
+        )
+    elif linked:
+        then = f"the path to {t} continues from a constant made of its values"
+    else:
+        then = (
+            f"{t} is then computed from those copied values, which the tape "
+            "cannot follow"
+        )
+    fix = {
+        "float": f"Keep {value} a tensor: use it in tf ops instead of float()",
+        "int": f"Keep {value} a tensor: use it in tf ops instead of int()",
+        "constant": f"Use {value} itself instead of tf.constant({value})",
+        "__array__": f"Use {value} directly in tf ops (tf.math instead of NumPy "
+        "functions)",
+    }.get(escape.how, f"Use {value} directly in tf ops")
+    return f"{whose} was {how} {w.at(b.line)}; {then}", fix
+
+
+declare_cause(
+    "numpy_copy",
+    doc="copied out of the engine (.numpy(), np.asarray, float(), "
+    "tf.constant(var)) and used again as a new constant",
+    detect=[
+        Detector("unlinked", 10, _find_copy_out),
+        Detector("cut", 30, _find_copy_cut),
+    ],
+    words=_numpy_copy_words,
+)
+
+
+# -- python_number --------------------------------------------------------------------
+
+
+def _find_python_twin(facts: Facts, q: Query, anc: set[str]) -> Break | None:
+    """The target used another tensor made from the same Python or NumPy
+    value as the source."""
+    s = q.source
+    values = facts.values
+    anchor = values[s].same_as or s
+    twins = [
+        v.id for v in facts.graph.values if v.id != s and anchor in (v.id, v.same_as)
+    ]
+    used = [v for v in twins if v in anc]
+    if not used:
+        return None
+    twin = values[used[0]]
+    first = facts.first_consumer(used[0], anc)
+    line = twin.line if twin.line is not None else (first.line if first else None)
+    return Break(first, line, math.inf, twin, used[0])
+
+
+def _python_number_words(w: Words, b: Break) -> tuple[str, str]:
+    twin = b.detail
+    kind = {"numpy": "NumPy array", "python": f"Python {twin.python_type}"}.get(
+        twin.origin, "Python value"
+    )
+    return (
+        f"{w.target} is computed {w.at(b.line)} from the {kind} that "
+        f"{w.source} was made from, not from the tensor {w.source}, and "
+        "the tape only follows tensors",
+        f"Use the tensor {w.source} in the computation of {w.target}",
+    )
+
+
+declare_cause(
+    "python_number",
+    doc="a Python number where a tensor was needed",
+    detect=[Detector("unlinked", 20, _find_python_twin)],
+    words=_python_number_words,
+)
+
+
+# -- assign_cut -----------------------------------------------------------------------
+
+
+def _find_assign_cut(
+    facts: Facts, q: Query, event: object, index: int, value: str
+) -> Break | None:
+    if not isinstance(event, Assign):
+        return None
+    return Break(None, event.line, event.seq, event, value)
+
+
+def _assign_cut_words(w: Words, b: Break) -> tuple[str, str]:
+    assign = b.detail
+    variable = w.name(assign.variable)
+    method = "assign"
+    for name in ("assign_add", "assign_sub"):
+        if f".{name}(" in (w.facts.code(b.line) or ""):
+            method = name
+    return (
+        f"the path from {w.source} to {w.target} goes through "
+        f"{variable}.{method}(...) {w.at(b.line)}: assigning to a variable "
+        "copies the value, and the gradient does not flow through the copy",
+        f"Use the computed tensor directly instead of assigning it to "
+        f"{variable} inside the tape",
+    )
+
+
+declare_cause(
+    "assign_cut",
+    doc="a Variable's value was replaced with assign*() inside the tape",
+    detect=[Detector("cut", 40, _find_assign_cut)],
+    words=_assign_cut_words,
+)

@@ -1,0 +1,236 @@
+"""Causes at an op on the path: a cast to an integer, an op without a
+gradient, ``tf.stop_gradient``, and NaN or Inf from an op's singular point.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..cause import Break, Detector, Query, declare_cause
+from ..facts import Facts
+from ..model import OpNode
+from ..words import COMPARISONS, Words
+
+__all__: list[str] = []
+
+
+# -- integer_cast ---------------------------------------------------------------------
+
+
+def _find_integer_cast(
+    facts: Facts, q: Query, event: object, index: int, value: str
+) -> Break | None:
+    if not isinstance(event, OpNode) or event.op != "cast":
+        return None
+    if facts.values[event.outputs[0]].differentiable:
+        return None
+    return Break(event, event.line, event.seq, index, value)
+
+
+def _integer_cast_words(w: Words, b: Break) -> tuple[str, str]:
+    return (
+        f"the path from {w.source} to {w.target} goes through "
+        f"{w.op(b.op)} {w.at(b.line)}, which has no gradient",
+        "Keep the values floating point: cast to a float dtype such as "
+        "tf.float32, or leave the cast out",
+    )
+
+
+declare_cause(
+    "integer_cast",
+    doc="cast to an integer or bool dtype on the way to the target",
+    detect=[Detector("cut", 20, _find_integer_cast)],
+    words=_integer_cast_words,
+)
+
+
+# -- non_differentiable ---------------------------------------------------------------
+
+
+def _find_no_gradient_op(
+    facts: Facts, q: Query, event: object, index: int, value: str
+) -> Break | None:
+    if not isinstance(event, OpNode):
+        return None
+    return Break(event, event.line, event.seq, index, value)
+
+
+def _find_custom_gradient_none(facts: Facts, q: Query, reach: set[str]) -> Break | None:
+    """A custom gradient on the recorded path must have returned None."""
+    for op in facts.graph.ops:
+        if op.op.startswith("custom_gradient/") and set(op.inputs) & reach:
+            return Break(op, op.line, op.seq, "custom", q.source)
+    return None
+
+
+def _non_differentiable_words(w: Words, b: Break) -> tuple[str, str]:
+    s, t, op = w.source, w.target, b.op
+    if b.detail == "custom":
+        return (
+            f"the custom gradient {w.op(op)} {w.at(b.line)} returned None for {s}",
+            f"Return a gradient for {s} from the custom gradient function",
+        )
+    if op.op == "where" and b.detail == 0:
+        return (
+            f"{s} reaches {t} only through the condition of tf.where "
+            f"{w.at(b.line)}, and a condition has no gradient",
+            f"Let {s} flow into the values tf.where picks from (its second or "
+            "third argument) if the gradient should reach it",
+        )
+    if b.detail in op.no_gradient_inputs:
+        return (
+            f"{s} reaches {t} only through an argument of {w.op(op)} "
+            f"{w.at(b.line)} that has no gradient (its indices)",
+            f"Let {s} flow into the values {op.op} picks from, not into its indices",
+        )
+    picks = ""
+    if op.op in COMPARISONS and any(
+        user.op == "where" and i == 0
+        for out in op.outputs
+        for user, i in w.facts.index.uses(out)
+    ):
+        picks = " (its True or False only picks the branch of tf.where)"
+    return (
+        f"the path from {s} to {t} goes through {w.op(op)} "
+        f"{w.at(b.line)}, which has no gradient{picks}",
+        _non_differentiable_fix(op.op),
+    )
+
+
+def _non_differentiable_fix(name: str) -> str:
+    if name in COMPARISONS or name.startswith("logical_") or name.startswith("is_"):
+        return (
+            "A comparison only gives True or False: use the compared values "
+            "themselves in the computation, e.g. in the branches of tf.where"
+        )
+    if name in ("round", "floor", "ceil", "floordiv"):
+        return (
+            f"Use a smooth stand-in for {name} on the gradient path, e.g. the value "
+            f"itself, or x + tf.stop_gradient(tf.{name}(x) - x) to keep the "
+            "rounded value with the gradient of x"
+        )
+    if name in ("argmax", "argmin", "argsort"):
+        return (
+            f"Use a differentiable stand-in for {name}, e.g. tf.nn.softmax weights "
+            "instead of an index"
+        )
+    if name in ("zeros_like", "ones_like"):
+        return (
+            f"{name} uses only the shape of its input: compute the values from the "
+            "source instead"
+        )
+    return f"Use ops with a gradient on the path instead of {name}"
+
+
+declare_cause(
+    "non_differentiable",
+    doc="went through an op with no gradient (argmax, round, "
+    "floor, comparisons, the condition of where, ...)",
+    detect=[
+        Detector("cut", 90, _find_no_gradient_op),
+        Detector("unexplained", 10, _find_custom_gradient_none),
+    ],
+    words=_non_differentiable_words,
+)
+
+
+# -- stop_gradient --------------------------------------------------------------------
+
+
+def _find_stop_gradient(
+    facts: Facts, q: Query, event: object, index: int, value: str
+) -> Break | None:
+    if not isinstance(event, OpNode) or event.op != "stop_gradient":
+        return None
+    return Break(event, event.line, event.seq, index, value)
+
+
+def _stop_gradient_words(w: Words, b: Break) -> tuple[str, str]:
+    return (
+        f"the path from {w.source} to {w.target} goes through "
+        f"tf.stop_gradient {w.at(b.line)}, which blocks the gradient on "
+        "purpose",
+        f"Remove tf.stop_gradient from the path if {w.source} should get a gradient",
+    )
+
+
+declare_cause(
+    "stop_gradient",
+    doc="went through tf.stop_gradient",
+    detect=[Detector("cut", 10, _find_stop_gradient)],
+    words=_stop_gradient_words,
+)
+
+
+# -- nan_gradient ---------------------------------------------------------------------
+
+
+def _find_nan(facts: Facts, q: Query) -> Break:
+    """The first op on the path whose output is not finite (else the first
+    with a singular derivative), and a tf.where after it that masks it."""
+    reach = facts.forward(q, recorded=True)
+    anc, _, _ = facts.ancestors(q)
+    path = [
+        op
+        for op in facts.graph.ops
+        if op.seq < q.before
+        and op.during is None
+        and set(op.inputs) & reach
+        and any(o in anc and o in reach for o in op.outputs)
+    ]
+    located = next(
+        (op for op in path if any(facts.values[o].finite is False for o in op.outputs)),
+        None,
+    )
+    if located is None:
+        located = next((op for op in path if op.singular == "derivative"), None)
+    mask = None
+    if located is not None:
+        below = set(located.outputs)
+        for op in path:
+            if op.seq <= located.seq:
+                continue
+            if set(op.inputs) & below:
+                if op.op == "where" and set(op.inputs[1:]) & below:
+                    mask = op
+                    break
+                below.update(op.outputs)
+    if located is None:
+        return Break(None, None, math.inf, mask, q.source)
+    return Break(located, located.line, located.seq, mask, q.source)
+
+
+def _nan_gradient_words(w: Words, b: Break) -> tuple[str, str]:
+    op, mask = b.op, b.detail
+    if op is None:
+        return (
+            f"some values on the path from {w.source} to {w.target} are "
+            "NaN or infinite",
+            "Check the inputs with tf.debugging.check_numerics and keep each op "
+            "inside its domain",
+        )
+    name = w.op(op)
+    if mask is not None:
+        where = "on that line" if mask.line == b.line else w.at(mask.line)
+        return (
+            f"{name} {w.at(b.line)} is infinite or NaN for some elements, "
+            f"and tf.where {where} hides them only in the forward "
+            "pass: their gradient is still computed and 0 times infinity is NaN",
+            f"Make the input of {op.op} safe before the op as well, e.g. "
+            f"tf.where(mask, x, 1.0) inside it, so no element hits its bad point",
+        )
+    return (
+        f"{name} {w.at(b.line)} has an infinite or undefined derivative at "
+        "some of its inputs (for example sqrt or log at 0, or a division by 0)",
+        f"Keep the input of {op.op} away from those points, e.g. add a small "
+        "epsilon or clip it with tf.maximum",
+    )
+
+
+declare_cause(
+    "nan_gradient",
+    doc="the gradient exists but holds NaN or Inf",
+    detect=[Detector("nan", 10, _find_nan)],
+    words=_nan_gradient_words,
+    severity="warning",
+)
