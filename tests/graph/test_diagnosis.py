@@ -300,7 +300,51 @@ CASES = {
         ["%%tape --target loss --sources w\n"
          "loss = tf.reduce_sum(tf.where(w > 0, w, 0.0))"],
         {"grads": [[1.0], [0.0]]},
-        message_phrase="the comparison > at line 2",
+        message_phrase="only as the condition of tf.where at line 2 (loss = "
+        "tf.reduce_sum(tf.where(w > 0, 1.0, 0.0))), made by the comparison > on "
+        "that line",
+    ),
+    "boolean_mask_mask": Case(
+        "non_differentiable", "scores", 2, "tf.boolean_mask keeps",
+        ["scores = tf.Variable([0.3, -1.2, 2.0])\n"
+         "prices = tf.constant([10.0, 20.0, 30.0])",
+         "%%tape --target total --sources scores\nkeep = scores > 0.5\n"
+         "total = tf.reduce_sum(tf.boolean_mask(prices, keep))"],
+        ["scores = tf.Variable([0.3, -1.2, 2.0])\n"
+         "prices = tf.constant([10.0, 20.0, 30.0])",
+         "%%tape --target total --sources scores\nkeep = scores > 0.5\n"
+         "total = tf.reduce_sum(tf.boolean_mask(prices * scores, keep))"],
+        {"grads": [0.0, 0.0, 30.0]},
+        message_phrase="reaches total only as the mask of tf.boolean_mask at line 3",
+    ),
+    "gather_indices": Case(
+        "non_differentiable", "w", 2, "in the values tf.gather takes from",
+        ["%%tape --target loss --sources w\n"
+         "best = tf.argmax(w[:, 0])\n"
+         "loss = tf.reduce_sum(tf.gather(x, best))"],
+        ["%%tape --target loss --sources w\n"
+         "weights = tf.nn.softmax(w[:, 0])\n"
+         "loss = tf.reduce_sum(tf.gather(x, 1) * weights)"],
+        {"grads": None},  # checked against a NumPy softmax in the test
+        message_phrase="only as the indices of tf.gather at line 3",
+    ),
+    "shape_only": Case(
+        "non_differentiable", "w", 2, "from the values of w",
+        ["%%tape --target loss --sources w\n"
+         "half = tf.fill(tf.shape(w), 0.5)\nloss = tf.reduce_sum(half * 2.0)"],
+        ["%%tape --target loss --sources w\n"
+         "half = w * 0.5\nloss = tf.reduce_sum(half * 2.0)"],
+        {"grads": [[1.0], [1.0]]},
+        message_phrase="only the shape of w is used, through tf.shape at line 2",
+    ),
+    "variable_copy": Case(
+        "variable_copy", "w", 2, "h = tf.matmul(x, w)",
+        ["%%tape --target loss --sources w\n"
+         "h = tf.Variable(tf.matmul(x, w))\nloss = tf.reduce_sum(h ** 2)"],
+        ["%%tape --target loss --sources w\n"
+         "h = tf.matmul(x, w)\nloss = tf.reduce_sum(h ** 2)"],
+        {"grads": [[-53.0], [-68.0]]},  # x.T @ (2 x @ w)
+        message_phrase="h is a new tf.Variable made at line 2",
     ),
     "stop_gradient": Case(
         "stop_gradient", "w", 2, "Remove tf.stop_gradient",
@@ -476,6 +520,14 @@ def test_corrected_cell_has_no_finding(ip, name):
         # d/dw of 2 * softmax(w)[1]: 2 * s1 * (onehot(1) - s)
         expected = 2.0 * softmax[1] * (np.array([0.0, 1.0]) - softmax)
         np.testing.assert_allclose(grads.numpy().ravel(), expected, rtol=1e-5)
+    elif name == "gather_indices":
+        e = np.exp([0.5, -1.0])
+        s = e / e.sum()
+        # d/dw0 of x[1] . s = 3 s0 + 4 s1: the softmax jacobian times [3, 4]
+        row = np.array([3.0, 4.0])
+        expected = s * (row - row @ s)
+        np.testing.assert_allclose(grads.numpy(), [[expected[0]], [expected[1]]],
+                                   rtol=1e-5)  # fmt: skip
     else:
         np.testing.assert_allclose(
             np.asarray(grads.numpy()), case.expected["grads"], rtol=1e-5

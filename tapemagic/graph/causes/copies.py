@@ -14,6 +14,7 @@ import math
 
 from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts
+from ..fixes import unwrap_call
 from ..model import Assign, Escape
 from ..words import Words
 
@@ -99,6 +100,50 @@ declare_cause(
         Detector("cut", 30, _find_copy_cut),
     ],
     words=_numpy_copy_words,
+)
+
+
+# -- variable_copy --------------------------------------------------------------------
+
+
+def _find_variable_copy(
+    facts: Facts, q: Query, event: object, index: int, value: str
+) -> Break | None:
+    if not isinstance(event, Escape) or event.how != "variable":
+        return None
+    return Break(None, event.line, event.seq, event, value)
+
+
+def _variable_copy_words(w: Words, b: Break) -> tuple[str, str]:
+    s = w.source
+    escape = b.detail
+    copies = w.facts.index.copies_of.get(escape.id, ())
+    new = w.name(copies[0]) if copies else "a new tf.Variable"
+    if escape.value == w.q.source:
+        made = kept = s
+    elif w.facts.values[escape.value].names:
+        kept = w.name(escape.value)
+        made = f"{kept} (computed from {s})"
+    else:
+        kept = "that tensor"
+        made = f"a tensor computed from {s}"
+    message = (
+        f"{new} is a new tf.Variable made {w.at(b.line)} from {made}, and a new "
+        f"Variable copies its initial value, so no gradient flows back into {s}"
+    )
+    rewritten = unwrap_call(w.facts.graph.cell.line(b.line), ("tf.Variable",))
+    if rewritten is not None:
+        fix = f"Use the tensor itself instead of a new Variable: {rewritten.strip()}"
+    else:
+        fix = f"Use {kept} itself in the computation instead of a new tf.Variable"
+    return message, fix
+
+
+declare_cause(
+    "variable_copy",
+    doc="a new tf.Variable made from a tensor computed from the source",
+    detect=[Detector("cut", 25, _find_variable_copy)],
+    words=_variable_copy_words,
 )
 
 

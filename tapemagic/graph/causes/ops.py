@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from ..cause import Break, Detector, Query, declare_cause
-from ..facts import Facts
+from ..facts import Facts, Role
 from ..model import OpNode
 from ..words import COMPARISONS, Words
 
@@ -28,6 +28,9 @@ def _find_integer_cast(
 
 
 def _integer_cast_words(w: Words, b: Break) -> tuple[str, str]:
+    role = w.facts.role(b.op.outputs)
+    if role is not None:
+        return _role_words(w, b, role)
     return (
         f"the path from {w.source} to {w.target} goes through "
         f"{w.op(b.op)} {w.at(b.line)}, which has no gradient",
@@ -70,31 +73,70 @@ def _non_differentiable_words(w: Words, b: Break) -> tuple[str, str]:
             f"the custom gradient {w.op(op)} {w.at(b.line)} returned None for {s}",
             f"Return a gradient for {s} from the custom gradient function",
         )
-    if op.op == "where" and b.detail == 0:
-        return (
-            f"{s} reaches {t} only through the condition of tf.where "
-            f"{w.at(b.line)}, and a condition has no gradient",
-            f"Let {s} flow into the values tf.where picks from (its second or "
-            "third argument) if the gradient should reach it",
-        )
     if b.detail in op.no_gradient_inputs:
+        # The source itself is the condition, the indices, the shape...
+        role = w.facts.role((b.value,))
+        if role is not None and role.op is op:
+            return _role_words(w, b, role)
+    if op.op in ("shape", "size", "rank"):
         return (
-            f"{s} reaches {t} only through an argument of {w.op(op)} "
-            f"{w.at(b.line)} that has no gradient (its indices)",
-            f"Let {s} flow into the values {op.op} picks from, not into its indices",
+            f"only the {op.op} of {s} is used, through tf.{op.op} {w.at(b.line)}, "
+            f"and a {op.op} has no gradient",
+            f"Compute {t} from the values of {s}, not only from its {op.op}",
         )
-    picks = ""
-    if op.op in COMPARISONS and any(
-        user.op == "where" and i == 0
-        for out in op.outputs
-        for user, i in w.facts.index.uses(out)
-    ):
-        picks = " (its True or False only picks the branch of tf.where)"
+    role = w.facts.role(op.outputs)
+    if role is not None and op.op not in ("zeros_like", "ones_like"):
+        return _role_words(w, b, role)
     return (
         f"the path from {s} to {t} goes through {w.op(op)} "
-        f"{w.at(b.line)}, which has no gradient{picks}",
+        f"{w.at(b.line)}, which has no gradient",
         _non_differentiable_fix(op.op),
     )
+
+
+# What each role does, and what a value in that role may not carry.
+_ROLE_WORDS = {
+    "condition": ("the condition of {call}", "only picks a branch"),
+    "mask": ("the mask of {call}", "only chooses which elements are kept"),
+    "indices": ("the indices of {call}", "only choose which elements are taken"),
+    "shape": ("the shape that {call} makes", "only sets a size"),
+    "argument": ("an argument of {call} that has no gradient", "has no gradient"),
+}
+
+
+def _role_words(w: Words, b: Break, role: Role) -> tuple[str, str]:
+    """The words of a path that ends as a condition, a mask, indices, a shape."""
+    s, t = w.source, w.target
+    call = role.call
+    if role.kind == "indices" and call == "indexing":
+        what, does = "an index in [...]", "only chooses which elements are taken"
+    else:
+        what, does = (part.format(call=call) for part in _ROLE_WORDS[role.kind])
+    where = w.at(role.op.line)
+    made = ""
+    if b.op is not None and b.op is not role.op:
+        place = "on that line" if b.line == role.op.line else w.at(b.line)
+        made = f", made by {w.op(b.op)} {place},"
+    message = (
+        f"{s} reaches {t} only as {what} {where}{made} and that {role.kind} "
+        f"{does}, so it has no gradient"
+    )
+    if role.kind == "condition":
+        fix = (
+            f"Use {s} in the branches of tf.where (its second and third "
+            "arguments), not only in its condition"
+        )
+    elif role.kind == "mask":
+        fix = f"Use {s} in the values tf.boolean_mask keeps (its first argument)"
+    elif role.kind == "indices" and call == "indexing":
+        fix = f"Use {s} in the tensor being indexed, not only in the index"
+    elif role.kind == "indices":
+        fix = f"Use {s} in the values {call} takes from, not only in the indices"
+    elif role.kind == "shape":
+        fix = f"Compute {t} from the values of {s}, not only from a shape"
+    else:
+        fix = f"Use {s} in an argument of {call} that has a gradient"
+    return message, fix
 
 
 def _non_differentiable_fix(name: str) -> str:
