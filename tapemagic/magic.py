@@ -45,6 +45,7 @@ from .engine import nest
 from .engine.recorder import detach
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
+from .graph.diagnosis import diagnose
 from .graph.from_tape import graph_from_tape
 from .graph.log import ExplainLog
 from .graph.source import split_commas
@@ -298,6 +299,7 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     log.note_namespace(before, after)
 
     if error is not None:
+        _explain_failed_calls(tape, args.name, error)
         recorded = sum(op.recorded for op in graph_from_tape(tape).ops)
         error.add_note(
             f"%%tape: the tape recorded {recorded} op{'s' if recorded != 1 else ''} "
@@ -314,6 +316,16 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
             _detach(log)
         ns[args.out] = gradients
     return TapeView(tape, args.name, gradients, show=args.show)
+
+
+def _explain_failed_calls(tape: GradientTape, name: str, error: BaseException) -> None:
+    """Add the diagnosis of a gradient call that failed on its arguments (a
+    target that is not a tensor) to the error, under its traceback."""
+    graph = graph_from_tape(tape, name=name)
+    failed = {r.id for r in graph.gradients if r.error is not None}
+    for finding in diagnose(graph):
+        if finding.request in failed:
+            error.add_note(f"{finding.message} {finding.fix}")
 
 
 def _detach(log: ExplainLog) -> None:

@@ -243,6 +243,13 @@ class GradientAnswered(NamedTuple):
         results: the gradients' arrays (None for a None gradient), one per
             source; None when the request raised.
         error: the exception it raised, or None.
+        target_objects: the flattened targets as given, tensors or not (a
+            Python float where a tensor was needed, say), for a listener to
+            tell what a target that is not a tensor was; not to be kept.
+        source_paths: for each flattened source, where it sits in the
+            structure given: the index or key at each level (``(1,)`` for the
+            second of a list, ``("w",)`` in a dict, ``()`` for a source given
+            alone).
     """
 
     tape: Any
@@ -251,6 +258,8 @@ class GradientAnswered(NamedTuple):
     sources: tuple
     results: tuple | None
     error: BaseException | None
+    target_objects: tuple = ()
+    source_paths: tuple = ()
 
 
 class CotangentsReached(NamedTuple):

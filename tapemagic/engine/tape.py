@@ -175,12 +175,14 @@ def _explained(method: Callable) -> Callable:
         sweep.extend(added)
         target = call.get("target")
         sources = call.get("sources", call.get("source"))
+        given = tuple(nest.flatten(target))
+        paths = tuple([path for path, _ in nest.flatten_with_paths(sources)])
         try:
             result = method(self, *args, **kwargs)
         except BaseException as err:  # an interrupt too: listeners must hear the end
             _remove(sweep, added)
             answered = GradientAnswered(
-                self, kind, _refs(target), _refs(sources), None, err
+                self, kind, _refs(target), _refs(sources), None, err, given, paths
             )
             for observer in observers:
                 observer.on_gradient_answered(answered)
@@ -189,7 +191,7 @@ def _explained(method: Callable) -> Callable:
         flat = [result] if kind == "batch_jacobian" else nest.flatten(result)
         results = tuple([_array_or_none(g) for g in flat])
         answered = GradientAnswered(
-            self, kind, _refs(target), _refs(sources), results, None
+            self, kind, _refs(target), _refs(sources), results, None, given, paths
         )
         for observer in observers:
             observer.on_gradient_answered(answered)

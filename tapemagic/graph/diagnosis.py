@@ -162,6 +162,14 @@ class _Diagnosis:
         covered: set[tuple] = set()
         for request in graph.gradients:
             if request.error is not None:
+                if any(kind is not None for kind in request.target_types):
+                    # The call failed on a target that is not a tensor: one
+                    # question about the call itself.
+                    source = next((s for s in request.sources if s), None)
+                    if source is not None:
+                        queries.append(
+                            Query(source, (), request.tape, request.seq, request)
+                        )
                 continue
             if targets is not None and not set(targets) & set(request.targets):
                 continue
@@ -195,7 +203,10 @@ class _Diagnosis:
         request, result = q.request, q.result
         if request is None or request.line is None:
             return (q.source, q.targets, q.before)
-        flags = (result.none, result.zero, result.nan, result.inf)
+        if result is None:
+            flags = ("error", request.error)
+        else:
+            flags = (result.none, result.zero, result.nan, result.inf)
         name = self.facts.names.of(q.source, q)
         return (name, request.where, request.line, request.via, q.index, flags)
 
@@ -226,8 +237,11 @@ class _Diagnosis:
         return ids
 
     def explain(self, q: Query) -> list[Finding]:
+        misuse = find_break("call", self.facts, q)
+        if misuse is not None:
+            return [self.finding(q, misuse)]
         if not q.targets or q.source in q.targets:
-            return []  # gradient(x, x) is ones
+            return []
         result = q.result
         if result is None:
             if self.facts.connected(q):

@@ -23,6 +23,7 @@ __all__ = [
     "numpy_to_tf",
     "numpy_functions",
     "safe_norm",
+    "swap_arguments",
     "unwrap_call",
 ]
 
@@ -226,6 +227,32 @@ def safe_norm(code: str | None) -> str | None:
         written = f"tf.sqrt(tf.reduce_sum(tf.square({inner}){more}) + 1e-12)"
         return _edit(code, [(node, written)], tree, text, indent)
     return None
+
+
+def swap_arguments(code: str | None, method: str) -> str | None:
+    """The line with the first two arguments of its one ``.method(...)`` call
+    swapped: ``tape.gradient([w, b], loss)`` -> ``tape.gradient(loss, [w, b])``.
+
+    Example:
+        >>> swap_arguments("g = tape.gradient([w, b], loss)", "gradient")
+        'g = tape.gradient(loss, [w, b])'
+    """
+    tree, text, indent = _parse(code)
+    if tree is None:
+        return None
+    calls = [
+        node
+        for node in _calls(tree)
+        if isinstance(node.func, ast.Attribute) and node.func.attr == method
+    ]
+    if len(calls) != 1 or len(calls[0].args) < 2:
+        return None
+    first, second = calls[0].args[:2]
+    edits = [
+        (first, ast.get_source_segment(text, second)),
+        (second, ast.get_source_segment(text, first)),
+    ]
+    return _edit(code, edits, tree, text, indent)
 
 
 def in_place_assign(code: str | None, name: str) -> str | None:

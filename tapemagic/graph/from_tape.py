@@ -387,9 +387,23 @@ class _Builder:
                     here=r["here"],
                     via=r["via"],
                     error=r["error"],
+                    code=r.get("code"),
+                    source_paths=tuple(
+                        _path_text(path) for path in r.get("source_paths", ())
+                    ),
+                    target_types=r.get("target_types", ()),
+                    target_escapes=tuple(
+                        None if seq is None else self.escape_ids.get(seq)
+                        for seq in r.get("target_escapes", ())
+                    ),
                 )
             )
         return tuple(gradients)
+
+
+def _path_text(path: tuple) -> str:
+    """A place in a structure as code: ``[1]``, ``['w']``, ``[0][2]``."""
+    return "".join(f"[{key!r}]" for key in path)
 
 
 def _edges(ops: tuple[OpNode, ...]) -> tuple[Edge, ...]:

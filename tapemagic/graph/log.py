@@ -37,6 +37,7 @@ computation ran the op, or None.
 
 from __future__ import annotations
 
+import linecache
 import math
 import sys
 import weakref
@@ -542,12 +543,16 @@ class ExplainLog(Listener):
             where = self.label_for(filename) if self.label_for is not None else None
             where = where or filename
         number = len(self.requests)
+        code = None
+        if filename is not None and self.via is None:
+            code = linecache.getline(filename, line).strip() or None
         self.requests.append(
             {
                 "kind": event.kind,
                 "tape": self.tape_number(event.tape),
                 "where": where,
                 "line": line,
+                "code": code,
                 "here": here,
                 "via": self.via,
                 "targets": (),
@@ -570,6 +575,16 @@ class ExplainLog(Listener):
         request = self.requests[number]
         request["targets"] = self._ids(event.targets)
         request["sources"] = self._ids(event.sources)
+        request["source_paths"] = tuple(getattr(event, "source_paths", ()))
+        # What a target that is not a tensor was, and the escape (float(),
+        # .numpy()...) that handed it to the user, when the log saw it.
+        kinds, escapes = [], []
+        for ref, obj in zip(event.targets, getattr(event, "target_objects", ())):
+            kept = None if ref is not None else self._escaped.get(id(obj))
+            kinds.append(None if ref is not None else type(obj).__name__)
+            escapes.append(kept[1] if kept is not None and kept[0] is obj else None)
+        request["target_types"] = tuple(kinds)
+        request["target_escapes"] = tuple(escapes)
         error = event.error
         if error is not None:
             request["error"] = f"{type(error).__name__}: {error}"

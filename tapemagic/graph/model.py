@@ -309,9 +309,16 @@ class GradientRequest:
         output_gradients: whether output gradients were given.
         where: the cell (``"In[7]"``) or file the call was made in.
         line: the line of the call there.
+        code: the text of that line, when known (a later cell's too).
         here: whether it was made in the tape's own cell.
         via: set when the ``%%tape`` magic made the call (its options).
         error: ``"RuntimeError: ..."`` when the call raised.
+        source_paths: where each source sits in the structure given, as
+            ``[1]``, ``['w']`` or ``[0][2]`` (``""`` for a source given alone).
+        target_types: for each target that is not a tensor, its Python type
+            (``"float"``); None for a tensor.
+        target_escapes: for such a target, the escape that made it (``float()``
+            or ``.numpy()`` handed it to the user), if the log saw it.
     """
 
     id: str
@@ -328,6 +335,10 @@ class GradientRequest:
     here: bool = False
     via: str | None = None
     error: str | None = None
+    code: str | None = None
+    source_paths: tuple[str, ...] = ()
+    target_types: tuple[str | None, ...] = ()
+    target_escapes: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)

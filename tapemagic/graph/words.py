@@ -96,12 +96,26 @@ class Names:
             return targets[request.targets.index(value_id)]
         return None
 
+    def written_target(self, q: Query) -> str | None:
+        """How the ``gradient(...)`` call spelled its target, whole."""
+        request = q.request
+        key = (request.via, request.here, request.line)
+        if key not in self._calls:
+            self._calls[key] = self._call_texts(request)
+        parsed = self._calls[key]
+        if parsed is None:
+            return None
+        targets, _ = parsed
+        return targets[0] if len(targets) == 1 else f"[{', '.join(targets)}]"
+
     def _call_texts(self, request: GradientRequest) -> tuple | None:
         if request.via is not None:
             call = option_call(request.via)
         elif request.here:
             code = self.facts.graph.cell.line(request.line)
             call = gradient_call(code, request.kind)
+        elif request.code is not None:
+            call = gradient_call(request.code, request.kind)
         else:
             return None
         if call is None:
@@ -139,6 +153,9 @@ class Words:
         names = facts.names
         self.source = names.of(q.source, q)
         self.target = " and ".join(dict.fromkeys(names.of(y, q) for y in q.targets))
+        if not self.target and q.request is not None:
+            # Targets that are not tensors: as the call spelled them.
+            self.target = names.written_target(q) or ""
         result = q.result
         if result is None:
             self.head = f"{self.source}: would be None because"
@@ -163,8 +180,12 @@ class Words:
             )
 
     def sentences(self, b: Break) -> tuple[str, str]:
-        """The finding's message and fix: the head, then the cause's own words."""
-        cause, fix = REGISTRY[b.cause].words(self, b)
+        """The finding's message and fix: the head, then the cause's own words
+        (a cause declared without a head words its message itself)."""
+        declared = REGISTRY[b.cause]
+        cause, fix = declared.words(self, b)
+        if not declared.headed:
+            return f"{cause}.", f"{fix}."
         return f"{self.head} {cause}.", f"{fix}."
 
     # -- pieces the causes' words use ----------------------------------------------

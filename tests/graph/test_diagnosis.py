@@ -106,7 +106,7 @@ def check_sentences(finding: Finding, lines: tuple[str, ...] = ()) -> None:
 
     ``lines`` are the cell's lines: code quoted from them may hold any name.
     """
-    assert finding.message.startswith(f"{finding.source}: ")
+    assert finding.message.startswith((f"{finding.source}: ", f"{finding.target}: "))
     assert "because" in finding.message
     assert finding.message.endswith(".") and finding.fix.endswith(".")
     assert finding.fix[0].isupper()
@@ -138,6 +138,7 @@ class Case:
     expected: dict = field(default_factory=dict)
     call: str = "tape.explain()"
     message_phrase: str = ""
+    severity: str = "error"
 
 
 # d/dw of sum(x @ w) is the column sums of x: [[9], [12]].
@@ -346,6 +347,39 @@ CASES = {
         {"grads": [[-53.0], [-68.0]]},  # x.T @ (2 x @ w)
         message_phrase="h is a new tf.Variable made at line 2",
     ),
+    "swapped_arguments": Case(
+        "swapped_arguments", "loss", 3, "Swap them: grads = tape.gradient(loss, w)",
+        ["%%tape\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "grads = tape.gradient(w, loss)"],
+        ["%%tape\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "grads = tape.gradient(loss, w)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="the arguments of tape.gradient at line 3 (grads = "
+        "tape.gradient(w, loss)) are swapped: loss was computed from w",
+    ),
+    "source_is_target": Case(
+        "source_is_target", "loss", 3, "tape.gradient(loss, w)",
+        ["%%tape\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "grads = tape.gradient(loss, loss)"],
+        ["%%tape\nloss = tf.reduce_sum(tf.matmul(x, w))\n"
+         "grads = tape.gradient(loss, w)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="loss: the gradient of loss with respect to itself is all "
+        "ones, because loss is both the target and a source",
+        severity="note",
+    ),
+    "target_not_tensor": Case(
+        "target_not_tensor", "w", 3,
+        "Compute it with TensorFlow's functions: "
+        "loss = tf.reduce_mean((pred - y) ** 2)",
+        ["%%tape\npred = tf.matmul(x, w) + b\nloss = np.mean((pred - y) ** 2)\n"
+         "grads = tape.gradient(loss, w)"],
+        ["%%tape\npred = tf.matmul(x, w) + b\n"
+         "loss = tf.reduce_mean((pred - y) ** 2)\ngrads = tape.gradient(loss, w)"],
+        {"grads": [[-23.5], [-30.0]]},  # 2/3 x.T (x w + b - y)
+        message_phrase="loss: tape.gradient at line 4 (grads = tape.gradient(loss, "
+        "w)) failed because loss is a NumPy float32, not a tensor",
+    ),
     "stop_gradient": Case(
         "stop_gradient", "w", 2, "Remove tf.stop_gradient",
         ["%%tape --target loss --sources w\n"
@@ -495,14 +529,14 @@ def test_buggy_cell_is_explained(ip, name):
     assert finding.line == case.line
     assert case.fix_phrase in finding.fix
     assert case.message_phrase in finding.message
-    assert finding.severity == "error"
+    assert finding.severity == case.severity
     check_sentences(finding, tuple(explain_listener(ip.user_ns["tape"]).lines))
     if case.line is not None:
         text = explain_listener(ip.user_ns["tape"]).lines[case.line - 1].strip()
         assert finding.code == text
         assert f"at line {case.line}" in finding.message
     # The gradient the magic or the cell computed is None, as in TensorFlow.
-    if case.call == "tape.explain()" and "grads" in ip.user_ns:
+    if case.severity == "error" and "grads" in ip.user_ns:
         grads = ip.user_ns["grads"]
         assert grads is None or (isinstance(grads, list) and None in grads)
 
@@ -657,9 +691,80 @@ def test_prediction_finds_nothing_for_a_sound_path(ip):
     np.testing.assert_allclose(ip.user_ns["gb"].numpy(), [3.0])
 
 
-def test_gradient_of_a_value_by_itself_is_never_flagged(ip):
+def test_gradient_of_a_value_by_itself_is_a_note_never_an_error(ip):
+    # TensorFlow 2.21: tape.gradient(c, c) is 1.0, even for a constant never
+    # watched (tensorflow-cpu 2.21.0 printed tf.Tensor(1.0, shape=(), ...)).
     run(ip, "%%tape\nc = tf.constant(2.0)\ng = tape.gradient(c, c)")
     assert float(ip.user_ns["g"]) == 1.0
+    found = explain(ip)
+    assert found.errors == () and found.warnings == ()
+    (note,) = found.notes
+    assert (note.cause, note.line) == ("source_is_target", 3)
+    assert note.fix == "Pass the variables c was computed from as the sources."
+
+
+# -- misuse of the call ----------------------------------------------------------------
+
+# What tensorflow-cpu 2.21.0 printed for the swapped calls of
+# tests/graph/test_diagnosis.py::test_swapped_list_of_sources_*: the answer has
+# the structure of the "sources" given (one tensor, then a list of one).
+TF_SWAPPED = "None"
+TF_SWAPPED_LIST = "[None]"
+
+
+def test_swapped_list_of_sources_gives_what_tensorflow_gives_and_says_swap(ip):
+    run(ip, "%%tape --persistent\n"
+            "loss = tf.reduce_sum(tf.matmul(x, w) + b)\n"
+            "grads = tape.gradient([w, b], loss)\n"
+            "again = tape.gradient([w, b], [loss])")  # fmt: skip
+    assert repr(ip.user_ns["grads"]) == TF_SWAPPED
+    assert repr(ip.user_ns["again"]) == TF_SWAPPED_LIST
+    first, second = explain(ip)
+    assert (first.cause, first.line, first.source) == ("swapped_arguments", 3, "loss")
+    assert first.fix == "Swap them: grads = tape.gradient(loss, [w, b])."
+    assert second.fix == "Swap them: again = tape.gradient([loss], [w, b])."
+    assert "loss was computed from w and b" in first.message
+    check_sentences(first, tuple(explain_listener(ip.user_ns["tape"]).lines))
+
+
+def test_swapped_magic_options_say_which_options(ip):
+    run(ip, "%%tape --target w,b --sources loss\n"
+            "loss = tf.reduce_sum(tf.matmul(x, w) + b)")  # fmt: skip
+    assert ip.user_ns["grads"] is None
+    (finding,) = explain(ip)
+    assert finding.cause == "swapped_arguments"
+    assert finding.fix == "Swap the options: --target loss --sources w,b."
+
+
+def test_a_target_that_is_not_a_tensor_is_explained_under_the_failing_cell(ip):
+    result, _ = run(
+        ip,
+        "%%tape\n"
+        "losses = []\n"
+        "for row in range(3):\n"
+        "    losses.append(float(tf.reduce_sum(x[row] * w[:, 0])))\n"
+        "grads = tape.gradient(losses, w)",
+    )
+    error = result.error_in_exec
+    assert isinstance(error, TypeError)  # TensorFlow raises too (AttributeError)
+    (finding,) = explain(ip)
+    assert (finding.cause, finding.line, finding.target) == (
+        "target_not_tensor",
+        4,
+        "losses",
+    )
+    assert "losses is a list of Python floats, not a tensor" in finding.message
+    assert "turned each one into a number" in finding.message
+    assert finding.fix == (
+        "Keep it a tensor: losses.append(tf.reduce_sum(x[row] * w[:, 0]))."
+    )
+    # The cell's error carries the same sentences, under its traceback.
+    assert f"{finding.message} {finding.fix}" in error.__notes__
+    # The fix, pasted: a list of tensors is a fine target (their sum).
+    run_all(ip, ["%%tape\nlosses = []\nfor row in range(3):\n"
+                 "    losses.append(tf.reduce_sum(x[row] * w[:, 0]))\n"
+                 "grads = tape.gradient(losses, w)"])  # fmt: skip
+    np.testing.assert_allclose(ip.user_ns["grads"].numpy(), X_COLUMN_SUMS)
     assert list(explain(ip)) == []
 
 

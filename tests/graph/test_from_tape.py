@@ -115,6 +115,9 @@ def test_small_cell_field_by_field(ip):
             here=True,
             via="--target ys --sources xs",
             error=None,
+            source_paths=("",),
+            target_types=(None,),
+            target_escapes=(None,),
         ),
     )
     assert graph.reads == (

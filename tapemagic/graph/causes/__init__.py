@@ -6,6 +6,10 @@ rank) and its two sentences (what happened, what to do). See
 :mod:`tapemagic.graph.cause` for the stages and what a detector receives.
 The families, one module each:
 
+- :mod:`~tapemagic.graph.causes.calls`: the gradient call itself is wrong (its
+  arguments swapped, a target that is not a tensor, a source that is the
+  target);
+
 - :mod:`~tapemagic.graph.causes.watching`: the tape never watched the source,
   watched it on another tape or before ``reset()``, or it is an integer;
 - :mod:`~tapemagic.graph.causes.recording`: the path ran before the tape
@@ -24,6 +28,6 @@ values made after the source are suspected, "if h depends on w, ...").
 
 from __future__ import annotations
 
-from . import copies, names, ops, recording, watching
+from . import calls, copies, names, ops, recording, watching
 
-__all__ = ["copies", "names", "ops", "recording", "watching"]
+__all__ = ["calls", "copies", "names", "ops", "recording", "watching"]
