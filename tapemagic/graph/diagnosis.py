@@ -98,7 +98,10 @@ not record its use at line 3 (y = c * c).
             continue
         sites.add(site)
         for finding in facts.explain(query):
+            # One finding per None gradient: two sources that share a name
+            # (two layers' kernels) are two findings.
             key = (
+                finding.source_id,
                 finding.source,
                 finding.target,
                 finding.cause,

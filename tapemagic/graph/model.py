@@ -494,15 +494,32 @@ class Graph:
         return self.index.consumers(value_id)
 
     def name_of(self, value_id: str | None) -> str:
-        """A label for a value: its first user name, else its variable name or id."""
+        """A label for a value, never an internal id: its first user name, a
+        Keras weight's layer and name (``dense_1/kernel``), a variable's own
+        name, else what it is (``round result``, ``a tf.Variable``)."""
         if value_id is None:
             return "?"
         value = self.value(value_id)
         if value.names:
             return value.names[0]
+        if value.path:
+            return "/".join(value.path.split("/")[-2:])
         if value.variable is not None:
-            return value.variable.split(":")[0]
-        return value_id
+            name = value.variable.split(":")[0]
+            last = name.rsplit("/", 1)[-1]
+            if last != "Variable" and not (
+                last.startswith("Variable_") and last[9:].isdigit()
+            ):
+                return name
+            return "a tf.Variable"
+        op = self.producer(value_id)
+        if op is not None:
+            return f"{op.op} result"
+        return {
+            "numpy": "a NumPy array",
+            "python": f"a Python {value.python_type or 'value'}",
+            "constant": "a constant",
+        }.get(value.origin, "a tensor")
 
     # -- gradients computed inside the tape ----------------------------------
     def nested_requests(self) -> tuple[GradientRequest, ...]:

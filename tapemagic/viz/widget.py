@@ -633,7 +633,8 @@ class TapeWidget(widgets.VBox):
             if op.during is not None:
                 where += " (inside a gradient computed in the tape)"
             name = graph.name_of(gv.value)
-            if name == gv.value:  # no user name: never show an internal id
+            value = graph.value(gv.value)
+            if not (value.names or value.variable or value.path):  # unnamed
                 text = (
                     f"Step {k} of {len(steps)}: <b>{_e(op.op)}</b>{_e(where)} gets "
                     f"the cotangent of its output ({_e(what)})."
@@ -648,11 +649,15 @@ class TapeWidget(widgets.VBox):
 
 
 def _unique(options: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Dropdown labels, with the id added where two values share a name."""
+    """Dropdown labels, numbered where two values share a name (never an id)."""
     counts: dict[str, int] = {}
     for label, _ in options:
         counts[label] = counts.get(label, 0) + 1
-    return [
-        (f"{label} ({value})" if counts[label] > 1 else label, value)
-        for label, value in options
-    ]
+    seen: dict[str, int] = {}
+    unique = []
+    for label, value in options:
+        if counts[label] > 1:
+            seen[label] = seen.get(label, 0) + 1
+            label = f"{label} ({seen[label]})"
+        unique.append((label, value))
+    return unique

@@ -703,6 +703,75 @@ def test_gradient_of_a_value_by_itself_is_a_note_never_an_error(ip):
     assert note.fix == "Pass the variables c was computed from as the sources."
 
 
+# -- names: what the user wrote, one finding per None gradient ---------------------
+
+
+def test_every_none_of_two_dense_layers_is_its_own_finding_by_layer_path(ip):
+    run_all(ip, [
+        "tf.keras.utils.set_random_seed(0)\n"
+        "model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation='relu'),"
+        " tf.keras.layers.Dense(3)])\n"
+        "X = tf.constant([[0.5, 1.0], [2.0, -1.0]])\n"
+        "y_true = tf.constant([2, 0], dtype=tf.int64)",
+        "%%tape\n"
+        "logits = model(X)\n"
+        "guess = tf.argmax(logits, axis=1)\n"
+        "loss = 1.0 - tf.reduce_mean(tf.cast(guess == y_true, tf.float32))\n"
+        "grads = tape.gradient(loss, model.trainable_weights)",
+    ])  # fmt: skip
+    assert ip.user_ns["grads"] == [None] * 4
+    found = explain(ip)
+    assert [f.source for f in found] == [
+        "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"
+    ]  # fmt: skip
+    assert {(f.cause, f.op_name, f.line) for f in found} == {
+        ("non_differentiable", "argmax", 3)
+    }
+    for f in found:
+        check_sentences(f, tuple(explain_listener(ip.user_ns["tape"]).lines))
+    # The corrected cell: a loss with a gradient, and no finding.
+    run_all(ip, [
+        "%%tape\n"
+        "logits = model(X)\n"
+        "loss = tf.reduce_mean(tf.keras.losses.sparse_categorical_crossentropy("
+        "y_true, logits, from_logits=True))\n"
+        "grads = tape.gradient(loss, model.trainable_weights)",
+    ])  # fmt: skip
+    assert all(g is not None for g in ip.user_ns["grads"])
+    assert list(explain(ip)) == []
+
+
+def test_unbound_sources_are_named_by_the_expression_written(ip):
+    run_all(ip, [
+        "weights = [tf.Variable(1.5), tf.Variable(-0.5)]\n"
+        "params = {'scale': tf.Variable(2.0), 'shift': tf.Variable(0.0)}",
+        "%%tape --persistent\n"
+        "loss = tf.round(weights[0] * weights[1])\n"
+        "by_list = tape.gradient(loss, weights)\n"
+        "other = tf.floor(params['scale'] + params['shift'])\n"
+        "by_dict = tape.gradient(other, params)\n"
+        "by_expr = tape.gradient(tf.round(weights[0] * 3.0), weights[0])",
+    ])  # fmt: skip
+    found = explain(ip)
+    assert [(f.source, f.target) for f in found] == [
+        ("weights[0]", "loss"),
+        ("weights[1]", "loss"),
+        ("params['scale']", "other"),
+        ("params['shift']", "other"),
+        ("weights[0]", "tf.round(weights[0] * 3.0)"),
+    ]
+    for f in found:
+        assert "Variable" not in f.source and not INTERNAL_ID.search(f.message)
+
+
+def test_two_sources_with_one_name_are_told_apart(ip):
+    run_all(ip, [
+        "pair = [tf.Variable(1.0, name='w'), tf.Variable(2.0, name='w')]",
+        "%%tape\nloss = tf.round(pair[0] + pair[1])\ngrads = tape.gradient(loss, pair)",
+    ])  # fmt: skip
+    assert [f.source for f in explain(ip)] == ["pair[0]", "pair[1]"]
+
+
 # -- misuse of the call ----------------------------------------------------------------
 
 # What tensorflow-cpu 2.21.0 printed for the swapped calls of
