@@ -18,6 +18,8 @@ import ast
 __all__ = [
     "NUMPY_TO_TF",
     "add_epsilon",
+    "call_text",
+    "callee_argument",
     "float_literals",
     "in_place_assign",
     "numpy_to_tf",
@@ -253,6 +255,46 @@ def swap_arguments(code: str | None, method: str) -> str | None:
         (second, ast.get_source_segment(text, first)),
     ]
     return _edit(code, edits, tree, text, indent)
+
+
+def call_text(code: str | None, method: str) -> tuple[str, str] | None:
+    """The first ``.method(arg)`` call on a line: its text and its argument's.
+
+    Example:
+        >>> call_text("tape.watch(layer.trainable_weights)", "watch")
+        ('tape.watch(layer.trainable_weights)', 'layer.trainable_weights')
+    """
+    tree, text, _ = _parse(code)
+    if tree is None:
+        return None
+    for node in sorted(_calls(tree), key=_position):
+        if (
+            isinstance(node.func, ast.Attribute)
+            and node.func.attr == method
+            and len(node.args) == 1
+        ):
+            return (
+                ast.get_source_segment(text, node),
+                ast.get_source_segment(text, node.args[0]),
+            )
+    return None
+
+
+def callee_argument(code: str | None, callee: str) -> str | None:
+    """The first argument of the first call of ``callee`` on a line:
+    ``x`` for ``callee="layer"`` on ``y = layer(x)``.
+
+    Example:
+        >>> callee_argument("out = model(X_train[:8], training=True)", "model")
+        'X_train[:8]'
+    """
+    tree, text, _ = _parse(code)
+    if tree is None:
+        return None
+    for node in sorted(_calls(tree), key=_position):
+        if ast.get_source_segment(text, node.func) == callee and node.args:
+            return ast.get_source_segment(text, node.args[0])
+    return None
 
 
 def in_place_assign(code: str | None, name: str) -> str | None:

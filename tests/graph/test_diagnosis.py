@@ -219,7 +219,7 @@ CASES = {
         message_phrase="ran after the tape stopped recording",
     ),
     "numpy_copy": Case(
-        "numpy_copy", "b", 2, "Use b directly in tf ops",
+        "numpy_copy", "b", 2, "Keep b a tensor: b_np = b",
         ["%%tape --target loss --sources b\nb_np = b.numpy()\n"
          "loss = tf.reduce_sum(tf.matmul(x, w) + b_np)"],
         ["%%tape --target loss --sources b\n"
@@ -230,14 +230,17 @@ CASES = {
         "its values",
     ),
     "numpy_function": Case(
-        "numpy_copy", "w", 2, "tf.math instead of NumPy functions",
+        "numpy_copy", "w", 2,
+        "Use TensorFlow's functions (tf.exp for np.exp): "
+        "loss = tf.reduce_sum(tf.exp(w))",
         ["%%tape --target loss --sources w\nloss = tf.reduce_sum(np.exp(w))"],
         ["%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.exp(w))"],
         {"grads": np.exp([[0.5], [-1.0]])},
-        message_phrase="(np.asarray or a NumPy function)",
+        message_phrase="converted to a NumPy array by np.exp",
     ),
     "python_float": Case(
-        "numpy_copy", "w", 2, "instead of float()",
+        "numpy_copy", "w", 2,
+        "Keep it a tensor: loss = tf.reduce_sum(w[0, 0] * x)",
         ["%%tape --target loss --sources w\n"
          "loss = tf.reduce_sum(float(w[0, 0]) * x)"],
         ["%%tape --target loss --sources w\nloss = tf.reduce_sum(w[0, 0] * x)"],
@@ -245,7 +248,7 @@ CASES = {
         message_phrase="turned into a Python float by float()",
     ),
     "constant_copy": Case(
-        "numpy_copy", "w", 2, "instead of tf.constant(w)",
+        "numpy_copy", "w", 2, "Use w itself instead of a copy: w0 = w",
         ["%%tape --target loss --sources w\nw0 = tf.constant(w)\n"
          "loss = tf.reduce_sum(w0 * 2.0)"],
         ["%%tape --target loss --sources w\nw0 = tf.identity(w)\n"
@@ -435,7 +438,7 @@ CASES = {
         message_phrase="held the tf.Variable w in an earlier cell",
     ),
     "integer_source": Case(
-        "integer_source", "n", 2, "tf.cast(n, tf.float32)",
+        "integer_source", "n", 2, "Create n with a float value: n = tf.constant(3.0)",
         ["n = tf.constant(3)",
          "%%tape --target loss --sources n\ntape.watch(n)\n"
          "loss = tf.cast(n, tf.float32) * 2.0"],
@@ -443,6 +446,55 @@ CASES = {
          "%%tape --target loss --sources n\ntape.watch(n)\nloss = n * 2.0"],
         {"grads": 2.0},
         message_phrase="n has dtype int32",
+    ),
+    "int_variable": Case(
+        "integer_source", "k", 2, "Create k with a float value: k = tf.Variable(5.0)",
+        ["k = tf.Variable(5)",
+         "%%tape --target loss --sources k\nloss = tf.cast(k, tf.float32) ** 2"],
+        ["k = tf.Variable(5.0)",
+         "%%tape --target loss --sources k\nloss = k ** 2"],
+        {"grads": 10.0},
+        message_phrase="k has dtype int32",
+    ),
+    "int_variable_in_cell": Case(
+        "integer_source", "steps", 2,
+        "Create steps with a float value: steps = tf.Variable([1.0, 2.0, 3.0])",
+        ["%%tape --target loss --sources steps\nsteps = tf.Variable([1, 2, 3])\n"
+         "loss = tf.reduce_sum(tf.cast(steps, tf.float32) * 2.0)"],
+        ["%%tape --target loss --sources steps\n"
+         "steps = tf.Variable([1.0, 2.0, 3.0])\nloss = tf.reduce_sum(steps * 2.0)"],
+        {"grads": [2.0, 2.0, 2.0]},
+        message_phrase="steps was made from integers at line 2",
+    ),
+    "numpy_clip": Case(
+        "numpy_copy", "w", 2,
+        "Use TensorFlow's functions (tf.clip_by_value for np.clip): "
+        "loss = tf.reduce_sum(tf.clip_by_value(w, 0.0, 1.0) * 4.0)",
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(np.clip(w, 0.0, 1.0) * 4.0)"],
+        ["%%tape --target loss --sources w\n"
+         "loss = tf.reduce_sum(tf.clip_by_value(w, 0.0, 1.0) * 4.0)"],
+        {"grads": [[4.0], [0.0]]},  # w = [0.5, -1]: the second is clipped
+        message_phrase="converted to a NumPy array by np.clip at line 2",
+    ),
+    "watched_before_made": Case(
+        "watched_before_made", "layer.kernel", 2,
+        "Build layer before the tape watches its weights: run layer(X) once "
+        "before the tape, or layer.build(X.shape)",
+        ["layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
+         "X = tf.constant([[1.0, 2.0]])",
+         "%%tape --no-watch-accessed --target loss --sources layer.kernel\n"
+         "tape.watch(layer.trainable_weights)\ny = layer(X)\n"
+         "loss = tf.reduce_sum(y ** 2)"],
+        ["layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
+         "X = tf.constant([[1.0, 2.0]])\nlayer(X)",
+         "%%tape --no-watch-accessed --target loss --sources layer.kernel\n"
+         "tape.watch(layer.trainable_weights)\ny = layer(X)\n"
+         "loss = tf.reduce_sum(y ** 2)"],
+        {"grads": [[6.0], [12.0]]},  # 2 X.T (X k): X k = 3
+        message_phrase="layer.kernel did not exist yet when "
+        "tape.watch(layer.trainable_weights) ran at line 2: layer made its weights "
+        "at line 3 (y = layer(X))",
     ),
     "not_connected": Case(
         "not_connected", "b", 2, "leave b out of the sources",
@@ -707,10 +759,12 @@ def test_gradient_of_a_value_by_itself_is_a_note_never_an_error(ip):
 
 
 def test_every_none_of_two_dense_layers_is_its_own_finding_by_layer_path(ip):
+    # Two layers' kernels are two None gradients: two findings, by layer path.
     run_all(ip, [
         "tf.keras.utils.set_random_seed(0)\n"
-        "model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation='relu'),"
-        " tf.keras.layers.Dense(3)])\n"
+        "model = tf.keras.Sequential([\n"
+        "    tf.keras.layers.Dense(4, activation='relu', name='hidden'),\n"
+        "    tf.keras.layers.Dense(3, name='scores')])\n"
         "X = tf.constant([[0.5, 1.0], [2.0, -1.0]])\n"
         "y_true = tf.constant([2, 0], dtype=tf.int64)",
         "%%tape\n"
@@ -722,7 +776,7 @@ def test_every_none_of_two_dense_layers_is_its_own_finding_by_layer_path(ip):
     assert ip.user_ns["grads"] == [None] * 4
     found = explain(ip)
     assert [f.source for f in found] == [
-        "dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"
+        "hidden/kernel", "hidden/bias", "scores/kernel", "scores/bias"
     ]  # fmt: skip
     assert {(f.cause, f.op_name, f.line) for f in found} == {
         ("non_differentiable", "argmax", 3)
@@ -916,6 +970,35 @@ def test_inf_gradient_of_sqrt_at_zero(ip):
     assert list(explain(ip)) == []
 
 
+# What tensorflow-cpu 2.21.0 printed for the gradient of tf.norm(v) at v = 0,
+# and of the norm written out with 1e-12 under the square root (print(g.numpy())).
+TF_NORM_AT_ZERO = "[nan nan]"
+TF_SAFE_NORM_AT_ZERO = "[0. 0.]"
+
+
+def test_norm_at_zero_gets_the_norm_written_out_as_its_fix(ip):
+    run(ip, "v = tf.Variable([0.0, 0.0])")
+    run(ip, "%%tape --target dist --sources v\ndist = tf.norm(v)")
+    assert str(ip.user_ns["grads"].numpy()) == TF_NORM_AT_ZERO
+    (finding,) = explain(ip)
+    assert (finding.cause, finding.line, finding.severity) == (
+        "nan_gradient",
+        2,
+        "warning",
+    )
+    assert "tf.norm at line 2 (dist = tf.norm(v)) takes the square root" in (
+        finding.message
+    )
+    fixed = "dist = tf.sqrt(tf.reduce_sum(tf.square(v)) + 1e-12)"
+    assert finding.fix == (
+        f"Write the norm out with a small number inside the square root: {fixed}."
+    )
+    check_sentences(finding)
+    run(ip, f"%%tape --target dist --sources v\n{fixed}")
+    assert str(ip.user_ns["grads"].numpy()) == TF_SAFE_NORM_AT_ZERO
+    assert list(explain(ip)) == []
+
+
 def test_second_gradient_on_a_non_persistent_tape_is_explained_by_its_error(ip):
     run(ip, "%%tape --target loss --sources w\nloss = tf.reduce_sum(w)")
     result, _ = run(ip, "again = tape.gradient(loss, w)")
@@ -941,7 +1024,7 @@ def test_assert_no_none_gradients_lists_the_findings(ip):
         tapemagic.assert_no_none_gradients(tape)
     text = str(err.value)
     assert text.startswith("1 gradient is None:\n- b: None because b was converted")
-    assert text.endswith("Use b directly in tf ops.")
+    assert text.endswith("Keep b a tensor: b_np = b.")
     tapemagic.assert_no_none_gradients(tape, ip.user_ns["loss"], ip.user_ns["w"])
     graph = graph_from_tape(tape)
     with pytest.raises(AssertionError, match="b: None because"):
@@ -1026,7 +1109,7 @@ def test_text_summary_shows_each_finding_with_its_fix(ip):
     lines = text.splitlines()
     start = lines.index("Why, and what to do:")
     assert lines[start + 1].startswith("  b: None because b was converted")
-    assert lines[start + 2] == "    -> Use b directly in tf ops."
+    assert lines[start + 2] == "    -> Keep b a tensor: b_np = b."
 
 
 # -- hand-made graph models: the reasoning without the engine -----------------------

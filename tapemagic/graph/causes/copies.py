@@ -14,7 +14,7 @@ import math
 
 from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts
-from ..fixes import unwrap_call
+from ..fixes import NUMPY_TO_TF, numpy_functions, numpy_to_tf, unwrap_call
 from ..model import Assign, Escape
 from ..words import Words
 
@@ -69,6 +69,9 @@ def _numpy_copy_words(w: Words, b: Break) -> tuple[str, str]:
         "int": "turned into a Python int by int()",
         "constant": "copied into a new tensor by tf.constant()",
     }.get(escape.how, f"copied out of the tensor ({escape.how})")
+    called = numpy_functions(w.facts.graph.cell.line(b.line))
+    if escape.how == "__array__" and called:
+        how = f"converted to a NumPy array by np.{called[0]}"
     if escape.how in ("float", "int"):
         then = (
             f"{t} is then computed from that Python number, which the tape "
@@ -81,14 +84,48 @@ def _numpy_copy_words(w: Words, b: Break) -> tuple[str, str]:
             f"{t} is then computed from those copied values, which the tape "
             "cannot follow"
         )
-    fix = {
+    return f"{whose} was {how} {w.at(b.line)}; {then}", _copy_fix(w, b, value)
+
+
+# What made the copy, as the user wrote it: the call a fix takes out.
+_COPIERS = {
+    "numpy": (".numpy",),
+    "float": ("float",),
+    "int": ("int",),
+    "constant": ("tf.constant", "tf.convert_to_tensor"),
+    "__array__": ("np.array", "np.asarray", "numpy.array", "numpy.asarray"),
+}
+
+
+def _copy_fix(w: Words, b: Break, value: str) -> str:
+    """The copying line without the copy: ``.numpy()``, ``float()`` or
+    ``tf.constant()`` taken out, a NumPy function replaced by TensorFlow's."""
+    escape, _ = b.detail
+    line = w.facts.graph.cell.line(b.line)
+    if escape.how == "__array__":
+        called = numpy_functions(line)
+        twin = numpy_to_tf(line)
+        if twin is not None and called:
+            names = ", ".join(
+                f"{NUMPY_TO_TF[name]} for np.{name}" for name in dict.fromkeys(called)
+            )
+            return f"Use TensorFlow's functions ({names}): {twin.strip()}"
+        missing = [name for name in called if name not in NUMPY_TO_TF]
+        if missing:
+            return (
+                f"Compute it with tf ops instead of np.{missing[0]}, which has no "
+                "TensorFlow twin with the same arguments"
+            )
+    rewritten = unwrap_call(line, _COPIERS.get(escape.how, ()))
+    if rewritten is not None and escape.how == "constant":
+        return f"Use {value} itself instead of a copy: {rewritten.strip()}"
+    if rewritten is not None:
+        return f"Keep {value} a tensor: {rewritten.strip()}"
+    return {
         "float": f"Keep {value} a tensor: use it in tf ops instead of float()",
         "int": f"Keep {value} a tensor: use it in tf ops instead of int()",
         "constant": f"Use {value} itself instead of tf.constant({value})",
-        "__array__": f"Use {value} directly in tf ops (tf.math instead of NumPy "
-        "functions)",
     }.get(escape.how, f"Use {value} directly in tf ops")
-    return f"{whose} was {how} {w.at(b.line)}; {then}", fix
 
 
 declare_cause(

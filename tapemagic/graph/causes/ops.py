@@ -8,6 +8,7 @@ import math
 
 from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts, Role
+from ..fixes import add_epsilon, safe_norm
 from ..model import OpNode
 from ..words import COMPARISONS, Words
 
@@ -261,12 +262,37 @@ def _nan_gradient_words(w: Words, b: Break) -> tuple[str, str]:
             f"Make the input of {op.op} safe before the op as well, e.g. "
             f"tf.where(mask, x, 1.0) inside it, so no element hits its bad point",
         )
-    return (
+    line = w.facts.graph.cell.line(b.line)
+    if op.op == "sqrt" and safe_norm(line) is not None:
+        return (
+            f"tf.norm {w.at(b.line)} takes the square root of a sum of squares "
+            "that is 0 there, and the derivative of the square root at 0 is "
+            "infinite, so its gradient is 0 times infinity, which is NaN",
+            "Write the norm out with a small number inside the square root: "
+            f"{safe_norm(line).strip()}",
+        )
+    message = (
         f"{name} {w.at(b.line)} has an infinite or undefined derivative at "
-        "some of its inputs (for example sqrt or log at 0, or a division by 0)",
-        f"Keep the input of {op.op} away from those points, e.g. add a small "
-        "epsilon or clip it with tf.maximum",
+        "some of its inputs (for example sqrt or log at 0, or a division by 0)"
     )
+    spelled = _SAFE_SPELLINGS.get(op.op)
+    rewritten = add_epsilon(line, spelled, "1e-12") if spelled else None
+    if rewritten is not None:
+        return message, (
+            f"Keep the input of {op.op} away from 0 with a small number: "
+            f"{rewritten.strip()}"
+        )
+    return message, (
+        f"Keep the input of {op.op} away from those points, e.g. add a small "
+        "epsilon or clip it with tf.maximum"
+    )
+
+
+# How the user may call the ops a small number keeps away from 0.
+_SAFE_SPELLINGS = {
+    "sqrt": ("tf.sqrt", "tf.math.sqrt"),
+    "log": ("tf.math.log", "tf.log"),
+}
 
 
 declare_cause(

@@ -5,10 +5,12 @@ an integer dtype) or watched on another tape or before ``reset()``.
 
 from __future__ import annotations
 
+import ast
 import math
 
 from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts
+from ..fixes import call_text, callee_argument, float_literals
 from ..model import OpNode
 from ..words import Words, at_line
 from ._shared import first_use_at, is_variable, watches_of
@@ -124,6 +126,74 @@ declare_cause(
 )
 
 
+# -- watched_before_made --------------------------------------------------------------
+
+
+def _find_watched_before_made(facts: Facts, q: Query) -> Break | None:
+    """A variable made in the cell after its ``tape.watch``: a Keras layer
+    watched before it was built (its weights are made when first called)."""
+    value = facts.values[q.source]
+    if value.origin != "variable" or value.made_at is None:
+        return None
+    lines = facts.graph.cell.lines
+    before = [
+        number
+        for number in range(2, min(value.made_at, len(lines) + 1))
+        if call_text(lines[number - 1], "watch") is not None
+    ]
+    if not before:
+        return None
+    return Break(None, before[-1], math.inf, value.made_at, q.source)
+
+
+# What tape.watch is often given for a layer's weights.
+_WEIGHT_LISTS = (
+    "trainable_weights",
+    "trainable_variables",
+    "weights",
+    "variables",
+    "kernel",
+    "bias",
+)
+
+
+def _watched_before_made_words(w: Words, b: Break) -> tuple[str, str]:
+    s, facts = w.source, w.facts
+    made = b.detail
+    watched, argument = call_text(facts.graph.cell.line(b.line), "watch")
+    owner, _, attribute = argument.rpartition(".")
+    layer = owner if owner and attribute in _WEIGHT_LISTS else None
+    if facts.values[w.q.source].path is None or layer is None:
+        return (
+            f"{s} did not exist yet when {watched} ran {at_line(b.line)}: it was "
+            f"made {w.at(made)}, so the tape never watched it",
+            f"Call tape.watch({s}) after the line that makes it",
+        )
+    message = (
+        f"{s} did not exist yet when {watched} ran {at_line(b.line)}: {layer} "
+        f"made its weights {w.at(made)}, the first time it was called, so the "
+        "tape never watched them"
+    )
+    given = callee_argument(facts.graph.cell.line(made), layer)
+    if given is not None:
+        return message, (
+            f"Build {layer} before the tape watches its weights: run {layer}({given}) "
+            f"once before the tape, or {layer}.build({given}.shape)"
+        )
+    return message, (
+        f"Build {layer} before the tape watches its weights: call it once on an "
+        f"input before the tape, or call {layer}.build(input_shape)"
+    )
+
+
+declare_cause(
+    "watched_before_made",
+    doc="tape.watch ran before the variable existed (a Keras layer not built yet)",
+    detect=[Detector("watch", 25, _find_watched_before_made)],
+    words=_watched_before_made_words,
+)
+
+
 # -- watch_accessed_off ---------------------------------------------------------------
 
 
@@ -166,8 +236,12 @@ declare_cause(
 
 def _find_integer_source(facts: Facts, q: Query) -> Break | None:
     s = q.source
-    if facts.values[s].differentiable:
+    value = facts.values[s]
+    if value.differentiable:
         return None
+    made = value.made_at if value.origin == "variable" else value.line
+    if _made_of_integers(facts.graph.cell.line(made)):
+        return Break(None, made, math.inf, "made", s)
     watch = next((w for w in facts.graph.watches if w.value == s), None)
     if watch is not None:
         return Break(None, watch.line, math.inf, "watch", s)
@@ -179,6 +253,12 @@ def _find_integer_source(facts: Facts, q: Query) -> Break | None:
 def _integer_source_words(w: Words, b: Break) -> tuple[str, str]:
     s = w.source
     dtype = w.facts.values[w.q.source].dtype
+    if b.detail == "made":
+        return (
+            f"{s} was made from integers {w.at(b.line)}, so it has dtype {dtype}, "
+            "and only floating-point tensors can have gradients",
+            _integer_source_fix(w),
+        )
     if b.detail == "watch":
         then = f", so tape.watch({s}) {at_line(b.line)} does nothing"
     elif b.line is not None:
@@ -188,9 +268,58 @@ def _integer_source_words(w: Words, b: Break) -> tuple[str, str]:
     return (
         f"{s} has dtype {dtype}, and only floating-point tensors can have "
         f"gradients{then}",
-        f"Make it floating point, e.g. tf.constant(3.0) instead of "
-        f"tf.constant(3), or watch tf.cast({s}, tf.float32) and use that",
+        _integer_source_fix(w),
     )
+
+
+def _integer_source_fix(w: Words) -> str:
+    """The line that made the source, with its integers written as floats; or
+    the source made again from its value; or the general advice."""
+    facts, s = w.facts, w.source
+    value = facts.values[w.q.source]
+    maker = "tf.Variable" if value.origin == "variable" else "tf.constant"
+    made = value.made_at if value.origin == "variable" else value.line
+    rewritten = float_literals(
+        facts.graph.cell.line(made), ("tf.Variable", "tf.constant")
+    )
+    if rewritten is not None:
+        return f"Create {s} with a float value: {rewritten.strip()}"
+    preview = next((p.text for p in facts.graph.previews if p.value == value.id), None)
+    floats = _as_floats(preview)
+    if floats is not None and s.isidentifier():
+        return f"Create {s} with a float value: {s} = {maker}({floats})"
+    return (
+        f"Make it floating point, e.g. {maker}(3.0) instead of {maker}(3), or "
+        f"watch tf.cast({s}, tf.float32) and use that"
+    )
+
+
+def _made_of_integers(code: str | None) -> bool:
+    """Whether the line makes a variable or constant from integer literals."""
+    return float_literals(code, ("tf.Variable", "tf.constant")) is not None
+
+
+def _as_floats(text: str | None) -> str | None:
+    """``"[1, 2]"`` as ``"[1.0, 2.0]"``: a small integer value's literal as
+    floats; None for anything else (an elided preview, say)."""
+    if text is None or "..." in text:
+        return None
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+
+    def floats(item: object) -> object:
+        if isinstance(item, list):
+            return [floats(i) for i in item]
+        if isinstance(item, (int, float)) and not isinstance(item, bool):
+            return float(item)
+        raise ValueError(item)
+
+    try:
+        return repr(floats(value))
+    except ValueError:
+        return None
 
 
 declare_cause(
