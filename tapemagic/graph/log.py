@@ -676,7 +676,9 @@ class ExplainLog(Listener):
                     if same and old_ref.id > var_id:
                         self.rebound_from[old_ref.id] = var_name
             if old is not new:
-                if old_ref is not None and old_ref.id in self.values:
+                if old_ref is not None:
+                    # What the name held before (a source list may still hold it).
+                    self.see(old_ref)
                     self.previous[name] = old_ref.id
                 if new_ref is not None:
                     self.see(new_ref)

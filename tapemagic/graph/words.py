@@ -104,12 +104,14 @@ class Names:
         if value.path:
             # A Keras weight: its layer and name, "dense_1/kernel".
             return "/".join(value.path.split("/")[-2:])
-        if value.variable is not None and not _anonymous(value.variable):
-            return value.variable.split(":")[0]
         if request is not None and value_id == q.source:
+            # The expression written (params[0]) before the variable's own
+            # name: that name may now be the user's for another value.
             placed = self._placed(request, q.index)
             if placed is not None:
                 return placed
+        if value.variable is not None and not _anonymous(value.variable):
+            return value.variable.split(":")[0]
         op = facts.index.producer(value_id)
         if op is not None:
             name = self.assigned_name(op)

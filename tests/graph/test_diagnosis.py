@@ -437,6 +437,20 @@ CASES = {
         {"grads": X_COLUMN_SUMS},
         message_phrase="held the tf.Variable w in an earlier cell",
     ),
+    "rebound_name": Case(
+        "rebound_name", "params[0]", 2,
+        "Update the old w in place instead of rebinding the name: "
+        "w.assign([[1.0], [1.0]])",
+        ["params = [w, b]",
+         "%%tape --target loss --sources params\nw = tf.Variable([[1.0], [1.0]])\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w) + b)"],
+        ["params = [w, b]",
+         "%%tape --target loss --sources params\nw.assign([[1.0], [1.0]])\n"
+         "loss = tf.reduce_sum(tf.matmul(x, w) + b)"],
+        {"grads": [X_COLUMN_SUMS, [3.0]]},
+        message_phrase="params[0] still holds the old w: the assignment at line 2 "
+        "(w = tf.Variable([[1.0], [1.0]])) rebound the name w to a new tf.Variable",
+    ),
     "integer_source": Case(
         "integer_source", "n", 2, "Create n with a float value: n = tf.constant(3.0)",
         ["n = tf.constant(3)",
@@ -614,6 +628,10 @@ def test_corrected_cell_has_no_finding(ip, name):
         expected = s * (row - row @ s)
         np.testing.assert_allclose(grads.numpy(), [[expected[0]], [expected[1]]],
                                    rtol=1e-5)  # fmt: skip
+    elif isinstance(grads, list):
+        assert len(grads) == len(case.expected["grads"])
+        for g, expected in zip(grads, case.expected["grads"]):
+            np.testing.assert_allclose(g.numpy(), expected, rtol=1e-5)
     else:
         np.testing.assert_allclose(
             np.asarray(grads.numpy()), case.expected["grads"], rtol=1e-5
@@ -824,6 +842,52 @@ def test_two_sources_with_one_name_are_told_apart(ip):
         "%%tape\nloss = tf.round(pair[0] + pair[1])\ngrads = tape.gradient(loss, pair)",
     ])  # fmt: skip
     assert [f.source for f in explain(ip)] == ["pair[0]", "pair[1]"]
+
+
+# -- rebinding: which line rebound which name, what the source still holds ------------
+
+
+@pytest.mark.parametrize(
+    ("setup", "cell", "source", "line", "now", "fix"),
+    [
+        (  # set to a Python number, the sources a list from an earlier cell
+            "params = [w, b]",
+            "%%tape --target loss --sources params\nw = 0.5\n"
+            "loss = tf.reduce_sum(x * w) + tf.reduce_sum(b)",
+            "params[0]", 2, "a Python float", "w.assign(0.5)",
+        ),
+        (  # the list made in the cell, then the name made again
+            "",
+            "%%tape\nlayer_w = tf.Variable([[1.0], [2.0]])\nparams = [layer_w, b]\n"
+            "layer_w = tf.Variable([[0.0], [0.0]])\n"
+            "loss = tf.reduce_sum(tf.matmul(x, layer_w) + b)\n"
+            "grads = tape.gradient(loss, params)",
+            "params[0]", 4, "a new tf.Variable", "layer_w.assign([[0.0], [0.0]])",
+        ),
+        (  # a dict of sources
+            "params = {'w': w, 'b': b}",
+            "%%tape\nw = tf.Variable(tf.ones([2, 1]))\n"
+            "loss = tf.reduce_sum(tf.matmul(x, w) + b)\n"
+            "grads = tape.gradient(loss, params)",
+            "params['w']", 2, "a new tf.Variable", "w.assign(tf.ones([2, 1]))",
+        ),
+    ],
+)  # fmt: skip
+def test_a_rebound_name_says_which_line_and_what_the_source_holds(
+    ip, setup, cell, source, line, now, fix
+):
+    run_all(ip, [setup] if setup else [])
+    run(ip, cell)
+    (finding,) = [f for f in explain(ip) if f.severity == "error"]
+    assert (finding.source, finding.cause, finding.line) == (
+        source,
+        "rebound_name",
+        line,
+    )
+    assert f"{source} still holds the old " in finding.message
+    assert f"at line {line}" in finding.message and f"to {now}," in finding.message
+    assert finding.fix.endswith(f"rebinding the name: {fix}.")
+    check_sentences(finding, tuple(explain_listener(ip.user_ns["tape"]).lines))
 
 
 # -- misuse of the call ----------------------------------------------------------------

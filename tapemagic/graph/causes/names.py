@@ -1,5 +1,6 @@
 """Causes about what a name holds: a Variable's name rebound to a plain tensor,
-and a target that never depended on the source at all.
+a name rebound while the sources still hold its old value, and a target that
+never depended on the source at all.
 """
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ import math
 
 from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts
-from ..source import in_place_update
+from ..fixes import in_place_assign
+from ..source import assigned_name, in_place_update
 from ..words import Words
 
 __all__: list[str] = []
@@ -70,6 +72,99 @@ declare_cause(
     doc="a Variable name rebound to a plain tensor (w = w - lr * g)",
     detect=[Detector("watch", 10, _find_rebound)],
     words=_rebound_variable_words,
+)
+
+
+# -- rebound_name ---------------------------------------------------------------------
+
+
+def _find_rebound_name(facts: Facts, q: Query, anc: set[str]) -> Break | None:
+    """A name that held the source was rebound in the cell, while the sources
+    (a list or dict made before) still hold the old value."""
+    s = q.source
+    value = facts.values[s]
+    graph = facts.graph
+    name, now = None, None
+    for b in graph.bindings:
+        if b.previous == s and b.value != s:
+            name, now = b.name, (b.kind, b.python_type)
+    if name is None:
+        made = value.made_at if value.origin == "variable" else value.line
+        op = facts.index.producer(s)
+        if op is not None and op.during is None:
+            made = op.line
+        assigned = assigned_name(graph.cell.line(made))
+        if assigned is None or assigned in value.names:
+            return None
+        held = [b for b in graph.bindings if b.name == assigned and b.value != s]
+        if not held:
+            return None
+        name, now = assigned, (held[-1].kind, held[-1].python_type)
+    line = _last_assignment(facts, q, name, after=value.made_at or 1)
+    if line is None:
+        return None
+    return Break(None, line, math.inf, (name, now), s)
+
+
+def _last_assignment(facts: Facts, q: Query, name: str, after: int) -> int | None:
+    """The last line of the cell, after ``after`` and before the gradient call
+    (if it was made in the cell), that binds ``name``."""
+    lines = facts.graph.cell.lines
+    last = len(lines) + 1
+    request = q.request
+    if (
+        request is not None
+        and request.here
+        and request.via is None  # the magic asks after the cell
+        and request.line is not None
+    ):
+        last = request.line
+    found = None
+    for number in range(max(2, after + 1), min(last, len(lines) + 1)):
+        if assigned_name(lines[number - 1]) == name:
+            found = number
+    return found
+
+
+_NOW = {
+    "variable": "a new tf.Variable",
+    "tensor": "a plain tensor",
+    "numpy": "a NumPy value",
+}
+
+
+def _rebound_name_words(w: Words, b: Break) -> tuple[str, str]:
+    s, t = w.source, w.target
+    name, (kind, python_type) = b.detail
+    if kind == "python":
+        now = f"a Python {python_type}"
+    elif kind is None:
+        now = "nothing (it was deleted)"
+    else:
+        now = _NOW.get(kind, "another value")
+    message = (
+        f"{s} still holds the old {name}: the assignment {w.at(b.line)} rebound "
+        f"the name {name} to {now}, and {t} is computed from the new {name}, not "
+        f"from the old one in {s}"
+    )
+    rewritten = in_place_assign(w.facts.graph.cell.line(b.line), name)
+    if rewritten is not None:
+        return message, (
+            f"Update the old {name} in place instead of rebinding the name: "
+            f"{rewritten.strip()}"
+        )
+    return message, (
+        f"Update {name} in place with {name}.assign(...), or give the new {name} "
+        "as the source"
+    )
+
+
+declare_cause(
+    "rebound_name",
+    doc="a name rebound in the cell (to a new Variable, a number) while the "
+    "sources still hold its old value",
+    detect=[Detector("unlinked", 5, _find_rebound_name)],
+    words=_rebound_name_words,
 )
 
 
