@@ -260,6 +260,9 @@ class _Diagnosis:
             return self.why_none(q)
         if result.nan or result.inf:
             return [self.finding(q, find_break("nan", self.facts, q))]
+        if result.zero:  # connected: real zeros
+            note = find_break("zero", self.facts, q)
+            return [] if note is None else [self.finding(q, note)]
         return []
 
     # -- None: why -------------------------------------------------------------

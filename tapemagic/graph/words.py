@@ -271,7 +271,10 @@ class Words:
         cause, fix = declared.words(self, b)
         if not declared.headed:
             return f"{cause}.", f"{fix}."
-        return f"{self.head} {cause}.", f"{fix}."
+        head = self.head
+        if declared.severity == "note":
+            head = f"{self.source}: the gradient is all zeros because"
+        return f"{head} {cause}.", f"{fix}."
 
     # -- pieces the causes' words use ----------------------------------------------
     def at(self, line: int | None) -> str:

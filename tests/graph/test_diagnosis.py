@@ -570,7 +570,12 @@ CASES = {
 
 
 def test_every_cause_has_a_case():
-    covered = {case.cause for case in CASES.values()} | {"nan_gradient"}
+    # NaN has its own tests, and a gradient of zeros the cells of ZEROS.
+    covered = {case.cause for case in CASES.values()} | {
+        "nan_gradient",
+        "zero_gradient",
+    }
+    assert ZEROS
     assert covered == set(CAUSES)
 
 
@@ -958,8 +963,80 @@ def test_a_target_that_is_not_a_tensor_is_explained_under_the_failing_cell(ip):
 # -- what is not a None ------------------------------------------------------------
 
 
-def test_sign_gives_zeros_not_none_and_is_not_flagged(ip):
+def test_sign_gives_zeros_not_none_and_only_a_note(ip):
     run(ip, "%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.sign(w))")
+    np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), [[0.0], [0.0]])
+    found = explain(ip)
+    assert found.errors == () and found.warnings == ()
+    (note,) = found.notes
+    assert (note.cause, note.op_name, note.line) == ("zero_gradient", "sign", 2)
+
+
+# -- zero gradients: which op zeroed it, as a note -------------------------------------
+
+# What tensorflow-cpu 2.21.0 printed (g.numpy().tolist()) for the gradients
+# of the buggy cells below: zeros, not None.
+TF_DEAD_RELU = [[0.0, 0.0], [0.0, 0.0]]
+TF_SATURATED_SIGMOID = [0.0, 0.0]
+TF_WHERE_CONSTANT = [0.0, 0.0]
+
+ZEROS = {
+    "dead_relu": (
+        "W1 = tf.Variable(-tf.ones([2, 2]))\n"
+        "X = tf.constant([[1.0, 2.0], [3.0, 1.0]])\ntarget = tf.constant([1.0, 2.0])",
+        "%%tape --target loss --sources W1\n"
+        "hidden = tf.nn.relu(tf.matmul(X, W1))\n"
+        "loss = tf.reduce_mean((tf.reduce_sum(hidden, axis=1) - target) ** 2)",
+        "W1.assign(tf.ones([2, 2]) * 0.1)",
+        "relu", 2, TF_DEAD_RELU, "every unit of relu at line 2",
+        "tf.nn.leaky_relu",
+    ),
+    "saturated_sigmoid": (
+        "w = tf.Variable([1.0, 1.0])\n"
+        "sizes = tf.constant([[1500.0, 3.0], [2100.0, 4.0]])\n"
+        "sold = tf.constant([0.0, 1.0])",
+        "%%tape --target loss --sources w\n"
+        "p = tf.sigmoid(tf.linalg.matvec(sizes, w))\n"
+        "loss = tf.reduce_mean((p - sold) ** 2)",
+        "sizes = (sizes - tf.reduce_mean(sizes, axis=0)) / "
+        "tf.math.reduce_std(sizes, axis=0)",
+        "sigmoid", 2, TF_SATURATED_SIGMOID, "sigmoid at line 2 (p = "
+        "tf.sigmoid(tf.linalg.matvec(sizes, w))) is saturated",
+        "Scale the inputs down",
+    ),
+    "where_constant": (
+        "w = tf.Variable([1.0, 2.0])",
+        "%%tape --target loss --sources w\n"
+        "capped = tf.where(w > 5.0, w * 2.0, 10.0)\nloss = tf.reduce_sum(capped)",
+        "w.assign([6.0, 7.0])",
+        "where", 2, TF_WHERE_CONSTANT, "tf.where at line 2 (capped = "
+        "tf.where(w > 5.0, w * 2.0, 10.0)) never picked its first branch",
+        "Check the condition of tf.where",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(ZEROS))
+def test_a_gradient_of_zeros_gets_a_note_on_the_op_that_zeroed_it(ip, name):
+    setup, cell, repair, op, line, tf_grads, phrase, fix = ZEROS[name]
+    run_all(ip, [setup, cell])
+    np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), tf_grads)
+    found = explain(ip)
+    assert found.errors == () and found.warnings == ()
+    (note,) = found.notes
+    assert (note.cause, note.op_name, note.line) == ("zero_gradient", op, line)
+    assert note.message.startswith(f"{note.source}: the gradient is all zeros")
+    assert phrase in note.message and fix in note.fix
+    check_sentences(note, tuple(explain_listener(ip.user_ns["tape"]).lines))
+    assert_no_none_gradients(ip.user_ns["tape"])  # a note is never an error
+    # Repaired (the weights, the data or the values), the same cell: no note.
+    run_all(ip, [repair, cell])
+    assert np.abs(ip.user_ns["grads"].numpy()).sum() > 0
+    assert list(explain(ip)) == []
+
+
+def test_zeros_that_cancel_out_get_no_note(ip):
+    run(ip, "%%tape --target loss --sources w\nloss = tf.reduce_sum(w * 3.0 - w * 3.0)")
     np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), [[0.0], [0.0]])
     assert list(explain(ip)) == []
 
@@ -974,14 +1051,18 @@ def test_zeros_standing_for_none_are_explained(ip):
     (finding,) = explain(ip)
     assert finding.cause == "non_differentiable" and finding.line == 2
     assert finding.message.startswith("w: zeros that stand for None")
-    # A real zero gradient is not a None: no finding.
+    # A real zero gradient is not a None: no error, a note on the op.
     run(
         ip,
         "%%tape --target loss --sources w --unconnected zero\n"
         "loss = tf.reduce_sum(w * 0.0)",
     )
     np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), [[0.0], [0.0]])
-    assert list(explain(ip)) == []
+    found = explain(ip)
+    assert found.errors == ()
+    assert [(f.cause, f.op_name) for f in found.notes] == [
+        ("zero_gradient", "multiply")
+    ]
 
 
 def test_nan_gradient_from_the_masked_branch_of_where(ip):

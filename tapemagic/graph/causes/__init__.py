@@ -19,7 +19,9 @@ The families, one module each:
 - :mod:`~tapemagic.graph.causes.ops`: an op on the path has no gradient, or
   gives NaN or Inf;
 - :mod:`~tapemagic.graph.causes.names`: a name rebound, or a target that
-  never depended on the source.
+  never depended on the source;
+- :mod:`~tapemagic.graph.causes.zeros`: notes on a gradient of zeros (which
+  op passed back only zeros).
 
 Where the model cannot be sure, a sentence says what it saw and hedges: a
 tensor made before the tape started may or may not come from the source (only
@@ -28,6 +30,6 @@ values made after the source are suspected, "if h depends on w, ...").
 
 from __future__ import annotations
 
-from . import calls, copies, names, ops, recording, watching
+from . import calls, copies, names, ops, recording, watching, zeros
 
-__all__ = ["calls", "copies", "names", "ops", "recording", "watching"]
+__all__ = ["calls", "copies", "names", "ops", "recording", "watching", "zeros"]
