@@ -46,7 +46,10 @@ __all__ = ["assert_no_none_gradients", "diagnose"]
 
 
 def diagnose(
-    graph: Graph, target: Any = None, sources: Any = None
+    graph: Graph,
+    target: Any = None,
+    sources: Any = None,
+    requests: Any = None,
 ) -> tuple[Finding, ...]:
     """Explain every None (and NaN) gradient of a tape's graph model.
 
@@ -55,6 +58,8 @@ def diagnose(
         target: a value id (``"t5"``) or user name (``"loss"``), or a list of
             them; None for every gradient request in the model.
         sources: the same, for the sources; None for all of them.
+        requests: the ids of the gradient requests to explain (``{"g3"}``);
+            None for all of them.
 
     Returns:
         The findings, in the order of the requests and sources. With
@@ -91,6 +96,10 @@ not record its use at line 3 (y = c * c).
     seen: set[tuple] = set()
     sites: set[tuple] = set()
     for query in facts.queries(target, sources):
+        if requests is not None and (
+            query.request is None or query.request.id not in requests
+        ):
+            continue
         # A gradient call in a loop asks the same question each time round:
         # explain it once per source and call site.
         site = facts.site(query)

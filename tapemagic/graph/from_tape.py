@@ -22,7 +22,7 @@ from ..engine.recorder import (
 )
 from .diagnosis import diagnose
 from .findings import Findings
-from .log import ExplainLog, preview, user_namespace
+from .log import LIVE_LOGS, ExplainLog, preview, user_namespace
 from .model import (
     Assign,
     Binding,
@@ -43,7 +43,7 @@ from .model import (
     Watch,
 )
 
-__all__ = ["explain_tape", "graph_from_tape"]
+__all__ = ["explain_tape", "graph_from_tape", "unseen_findings"]
 
 
 def graph_from_tape(
@@ -532,3 +532,65 @@ def _value_ids(log: ExplainLog, structure: Any) -> list | None:
         for item, ref in zip(items, refs)
         if item is not None
     ]
+
+
+def unseen_findings(namespace: dict) -> list[tuple[str | None, Findings]]:
+    """Why the gradients asked since they were last shown came out None or NaN.
+
+    For every tape with an explanation log still alive, the gradient requests
+    made since the log was last asked (in a later cell, say: ``grads =
+    tape.gradient(loss, w)`` after the ``%%tape`` cell) that gave a None, a
+    NaN or an Inf, or failed on a target that is not a tensor, are explained;
+    the log then counts them as shown. Notes (a gradient of zeros) are left
+    for ``tape.explain()``.
+
+    Args:
+        namespace: the user's names (IPython's ``user_ns``), to name tapes and
+            values.
+
+    Returns:
+        ``(tape name, findings)`` for each tape with something to say.
+
+    Example:
+        >>> import tapemagic.tf as tf
+        >>> w = tf.Variable(2.0)
+        >>> with tf.GradientTape(explain=True, persistent=True) as tape:
+        ...     y = tf.round(w)
+        >>> tape.gradient(y, w) is None
+        True
+        >>> ns = {"tape": tape}
+        >>> [(name, [f.cause for f in found]) for name, found in unseen_findings(ns)
+        ...  if name == "tape"]
+        [('tape', ['non_differentiable'])]
+        >>> [name for name, _ in unseen_findings(ns) if name == "tape"]
+        []
+    """
+    found = []
+    for log in list(LIVE_LOGS):
+        tape = log.tape
+        count = len(log.requests)
+        if tape is None or count <= log.shown:
+            continue
+        new = range(log.shown, count)
+        log.shown = count
+        if not any(_went_wrong(log.requests[i]) for i in new):
+            continue
+        name = next((k for k, v in namespace.items() if v is tape), None)
+        graph = graph_from_tape(tape, name=name, namespace=namespace)
+        ids = {f"g{i + 1}" for i in new}
+        findings = Findings(
+            f for f in diagnose(graph, requests=ids) if f.severity != "note"
+        )
+        if findings:
+            found.append((name, findings))
+    return found
+
+
+def _went_wrong(request: dict) -> bool:
+    """Whether a logged request gave a None, NaN or Inf, or failed on a
+    target that is not a tensor."""
+    if request["error"] is not None:
+        return any(kind is not None for kind in request.get("target_types", ()))
+    nones = any(summary[0] for summary in request["results"])
+    bad = any(nan or inf for nan, inf, _ in request.get("flags", ()))
+    return nones or bad

@@ -63,7 +63,7 @@ from ..engine.recorder import (
     describe,
 )
 
-__all__ = ["ExplainLog", "preview", "user_location", "user_namespace"]
+__all__ = ["LIVE_LOGS", "ExplainLog", "preview", "user_location", "user_namespace"]
 
 # Packages whose frames are never "the user's line".
 _INTERNAL = ("tapemagic.", "IPython.", "ipykernel.")
@@ -76,6 +76,10 @@ _ESCAPES_KEPT = 256
 # under that name knows the name was rebound in between (``w = w - lr * g`` in
 # a plain cell), whether or not the variable itself still exists.
 _NAMED_VARIABLES: dict[str, tuple[int, str, tuple, np.dtype]] = {}
+
+# Every explanation log alive (held weakly: a log lives as long as its tape),
+# so that a gradient asked in a later cell can be explained under that cell.
+LIVE_LOGS: weakref.WeakSet = weakref.WeakSet()
 
 
 def user_location() -> tuple[str, int] | tuple[None, None]:
@@ -167,6 +171,8 @@ class ExplainLog(Listener):
         previews: tensor id -> its value as it was then, for watched tensors and
             the sources of gradient requests: a small copy that :func:`preview`
             turns into a short text (see :func:`_glimpse`).
+        shown: how many of :attr:`requests` were explained to the user already
+            (by the ``%%tape`` view, or under a later cell).
 
     Example:
         >>> from tapemagic.engine import GradientTape, Variable
@@ -232,6 +238,8 @@ class ExplainLog(Listener):
         # Small copies of values shown as previews (see _glimpse), formatted
         # only when a view asks for them.
         self.previews: dict[int, np.ndarray | str] = {}
+        self.shown = 0
+        LIVE_LOGS.add(self)
 
     # -- wiring --------------------------------------------------------------
     def bind(self, tape: Any) -> None:
