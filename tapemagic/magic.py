@@ -56,7 +56,7 @@ from .engine.tensor import Tensor, Variable
 from .graph.diagnosis import diagnose
 from .graph.from_tape import graph_from_tape, unseen_findings
 from .graph.log import ExplainLog
-from .graph.source import split_commas
+from .graph.source import assigned_name, split_commas
 from .viz.view import TapeView, find_problems, tape_mimebundle
 
 __all__ = [
@@ -299,6 +299,7 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     log = ExplainLog(filename, lines=_lines(header, cell))
     log.label_for = _labeller(shell)
     log.label = log.label_for(filename)
+    log.assignment_of = _assignment_finder(shell)
     tape = GradientTape(
         persistent=args.persistent,
         watch_accessed_variables=args.watch_accessed,
@@ -487,6 +488,23 @@ def _interactive_nodes(body: list, interactivity: str) -> set[int]:
 
 def _lines(header: str, cell: str) -> tuple[str, ...]:
     return (header, *cell.splitlines())
+
+
+def _assignment_finder(shell: Any) -> Any:
+    """``find(name)``: the last line of an earlier cell that binds ``name``, as
+    ``(cell label, line, code)``, read from the notebook's history (None when
+    no cell does)."""
+
+    def find(name: str) -> tuple[str, int, str] | None:
+        history = shell.user_ns.get("In") or []
+        for number in range(min(len(history), shell.execution_count) - 1, 0, -1):
+            lines = str(history[number]).splitlines()
+            for index in range(len(lines) - 1, -1, -1):
+                if assigned_name(lines[index]) == name:
+                    return f"In[{number}]", index + 1, lines[index].strip()
+        return None
+
+    return find
 
 
 def _labeller(shell: Any) -> Any:

@@ -177,11 +177,14 @@ class VariableEvent(NamedTuple):
             copies its initial value: no gradient flows back through it).
         python_type: the type name of the initial value given (``"int"``,
             ``"float"``, ``"list"``, ``"ndarray"``, ``"EagerTensor"``...).
+        source: the initial value as given (a Python float, a list...), so a
+            listener can tell the same object used elsewhere; not to be kept.
     """
 
     variable: ValueRef
     initial: ValueRef | None
     python_type: str
+    source: Any = None
 
 
 class WatchEvent(NamedTuple):

@@ -539,7 +539,7 @@ def _notify_variable(var: Variable, initial: Any) -> None:
     # A new variable, and what it copied its initial value from (a listener
     # links a variable made from a computed tensor back to that tensor).
     made_from = _ref(initial) if isinstance(initial, (Tensor, Variable)) else None
-    event = VariableEvent(_ref(var), made_from, type(initial).__name__)
+    event = VariableEvent(_ref(var), made_from, type(initial).__name__, initial)
     for observer in state.observers:
         hear = getattr(observer, "on_variable", None)
         if hear is not None:

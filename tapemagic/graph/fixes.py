@@ -20,9 +20,11 @@ __all__ = [
     "add_epsilon",
     "call_text",
     "callee_argument",
+    "first_argument_name",
     "float_literals",
     "in_place_assign",
     "numpy_to_tf",
+    "rename",
     "numpy_functions",
     "safe_norm",
     "swap_arguments",
@@ -295,6 +297,46 @@ def callee_argument(code: str | None, callee: str) -> str | None:
         if ast.get_source_segment(text, node.func) == callee and node.args:
             return ast.get_source_segment(text, node.args[0])
     return None
+
+
+def first_argument_name(code: str | None, names: tuple[str, ...]) -> str | None:
+    """The name given as first argument to a call of one of ``names``:
+    ``p`` for ``pt = tf.constant(p)``; None when it is not a plain name.
+
+    Example:
+        >>> first_argument_name("lr_t = tf.Variable(lr0)", ("tf.Variable",))
+        'lr0'
+    """
+    tree, _, _ = _parse(code)
+    if tree is None:
+        return None
+    for node in sorted(_calls(tree), key=_position):
+        if _dotted(node.func) in names and node.args:
+            first = node.args[0]
+            return first.id if isinstance(first, ast.Name) else None
+    return None
+
+
+def rename(code: str | None, old: str, new: str) -> str | None:
+    """The line with every use of the name ``old`` written ``new``.
+
+    Example:
+        >>> rename("loss = lr0 * tf.reduce_sum(w) + lr0", "lr0", "lr_t")
+        'loss = lr_t * tf.reduce_sum(w) + lr_t'
+    """
+    tree, text, indent = _parse(code)
+    if tree is None:
+        return None
+    edits = [
+        (node, new)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name)
+        and node.id == old
+        and isinstance(node.ctx, ast.Load)
+    ]
+    if not edits:
+        return None
+    return _edit(code, edits, tree, text, indent)
 
 
 def in_place_assign(code: str | None, name: str) -> str | None:

@@ -270,6 +270,7 @@ class _Builder:
                     same_as=None if same_as == self.vid[key] else same_as,
                     after_tape=key in log.after,
                     rebound_from=log.rebound_from.get(key),
+                    rebound_at=log.rebound_at.get(key),
                     created=created[key],
                     made_at=made_at,
                     made_from=made_from,

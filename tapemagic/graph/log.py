@@ -160,6 +160,9 @@ class ExplainLog(Listener):
         rebound_from: tensor id -> the variable's name (``"w:0"``), for a plain
             tensor bound to a user name that held that Variable at the end of
             an earlier ``%%tape`` cell.
+        rebound_at: for such a tensor, where the name was bound last
+            (``("In[4]", 2, "w = w - lr * g")``), when :attr:`assignment_of`
+            (set by the magic, reading the notebook's history) finds it.
         bindings, names: filled in by the magic from the user namespace (see
             :meth:`note_namespace`).
         label_for: turns another cell's file name into a label (``"In[7]"``)
@@ -209,6 +212,8 @@ class ExplainLog(Listener):
         self.after: set[int] = set()
         self.previous: dict[str, int] = {}
         self.rebound_from: dict[int, str] = {}
+        self.rebound_at: dict[int, tuple[str, int, str]] = {}
+        self.assignment_of: Callable[[str], tuple[str, int, str] | None] | None = None
         self.bindings: tuple = ()
         self.names: dict[int, tuple[str, ...]] = {}
         self.label_for: Callable[[str], str | None] | None = None
@@ -420,14 +425,7 @@ class ExplainLog(Listener):
             origin = "numpy"
         else:
             origin = "python"
-        if not isinstance(value, (bool, int)) and describe(value) is None:
-            # The same float, list or array converted again is one object;
-            # Python ints are shared (small ones are cached), so never linked.
-            kept = self._sources.get(id(value))
-            if kept is None or kept[0] is not value:
-                kept = (value, len(self._sources) + 1)
-                _remember(self._sources, id(value), kept)
-            self.objects[tensor.id] = kept[1]
+        self._note_object(tensor.id, value)
         self.events.append(
             (
                 "convert",
@@ -442,6 +440,17 @@ class ExplainLog(Listener):
         # The value joins `values` when it is first used: tf.constant makes
         # an intermediate tensor that is never used.
         self._converted[tensor.id] = (origin, seq)
+
+    def _note_object(self, key: int, value: Any) -> None:
+        # The same float, list or array converted again is one object; Python
+        # ints are shared (small ones are cached), so never linked.
+        if isinstance(value, (bool, int)) or describe(value) is not None:
+            return
+        kept = self._sources.get(id(value))
+        if kept is None or kept[0] is not value:
+            kept = (value, len(self._sources) + 1)
+            _remember(self._sources, id(value), kept)
+        self.objects[key] = kept[1]
 
     def on_variable_read(self, event: ReadEvent) -> None:
         """A variable was read (by an op, ``read_value``, ``convert_to_tensor``...)."""
@@ -488,6 +497,9 @@ class ExplainLog(Listener):
         self.see(var)
         line = self._line()
         self.made[var.id] = (line, event.python_type)
+        source = getattr(event, "source", None)
+        if initial is None and source is not None:
+            self._note_object(var.id, source)
         if initial is not None:
             self.see(initial)
             self.copies[var.id] = len(self.events)
@@ -683,6 +695,10 @@ class ExplainLog(Listener):
                     same = old_ref.shape == shape and old_ref.dtype == dtype
                     if same and old_ref.id > var_id:
                         self.rebound_from[old_ref.id] = var_name
+                        if self.assignment_of is not None:
+                            found = self.assignment_of(name)
+                            if found is not None:
+                                self.rebound_at[old_ref.id] = found
             if old is not new:
                 if old_ref is not None:
                     # What the name held before (a source list may still hold it).

@@ -121,6 +121,8 @@ class Value:
             from (``"int"`` for ``tf.Variable(5)``); a variable made from a
             tensor has ``escape`` set too (the escape ``"variable"``).
         path: a Keras weight's path (``"dense_1/kernel"``).
+        rebound_at: for a value with ``rebound_from``, the line of an earlier
+            cell that bound the name last: ``(cell label, line, code)``.
     """
 
     id: str
@@ -143,6 +145,7 @@ class Value:
     made_at: int | None = None
     made_from: str | None = None
     path: str | None = None
+    rebound_at: tuple[str, int, str] | None = None
 
 
 @dataclass(frozen=True)

@@ -400,7 +400,7 @@ CASES = {
         {"grads": [[2.0], [2.0]]},
     ),
     "python_number": Case(
-        "python_number", "pt", 4, "Use the tensor pt",
+        "python_number", "pt", 4, "Use the tensor pt instead: loss = tf.square(pt)",
         ["p = 2.0",
          "%%tape --target loss --sources pt\npt = tf.constant(p)\ntape.watch(pt)\n"
          "loss = tf.square(p)"],
@@ -409,6 +409,18 @@ CASES = {
          "loss = tf.square(pt)"],
         {"grads": 4.0},
         message_phrase="from the Python float that pt was made from",
+    ),
+    "python_number_variable": Case(
+        "python_number", "rate", 3,
+        "Use the tensor rate instead: loss = rate * tf.reduce_sum(tf.matmul(x, w))",
+        ["lr0 = 0.5",
+         "%%tape --target loss --sources rate\nrate = tf.Variable(lr0)\n"
+         "loss = lr0 * tf.reduce_sum(tf.matmul(x, w))"],
+        ["lr0 = 0.5",
+         "%%tape --target loss --sources rate\nrate = tf.Variable(lr0)\n"
+         "loss = rate * tf.reduce_sum(tf.matmul(x, w))"],
+        {"grads": -7.5},  # sum(x @ w) = -1.5 - 2.5 - 3.5
+        message_phrase="from the Python float that rate was made from",
     ),
     "rebound_in_cell": Case(
         "rebound_variable", "w", 6, "w.assign_sub(0.5 * g)",
@@ -423,11 +435,11 @@ CASES = {
          "    grads = inner.gradient(loss, w)\n"
          "    w.assign_sub(0.5 * grads)"],
         {"grads": X_COLUMN_SUMS},
-        message_phrase="the name w held the tf.Variable w, but the assignment at "
+        message_phrase="the name w held a tf.Variable, but the assignment at "
         "line 6 (w = w - 0.5 * g) rebound it to a plain tensor",
     ),
     "rebound_across_cells": Case(
-        "rebound_variable", "w", None, "assign_sub",
+        "rebound_variable", "w", None, "(w.assign_sub(0.1 * grads))",
         ["%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))",
          "w = w - 0.1 * grads",
          "%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))"],
@@ -435,7 +447,7 @@ CASES = {
          "w.assign_sub(0.1 * grads)",
          "%%tape --target loss --sources w\nloss = tf.reduce_sum(tf.matmul(x, w))"],
         {"grads": X_COLUMN_SUMS},
-        message_phrase="held the tf.Variable w in an earlier cell",
+        message_phrase="at line 1 (w = w - 0.1 * grads) rebound it to a plain tensor",
     ),
     "rebound_name": Case(
         "rebound_name", "params[0]", 2,
@@ -1211,6 +1223,26 @@ def test_explain_in_plain_python_uses_the_callers_names():
         f"watched, so the tape did not record its use at line {line} "
         "(loss = w * c)."
     )
+
+
+def test_a_target_made_before_the_asked_tape_says_which_tape():
+    w = tf.Variable(2.0)
+    with GradientTape(explain=True) as first:
+        loss = w * w
+    with GradientTape(explain=True) as second:
+        other = w * 3.0
+    assert second.gradient(loss, w) is None  # as in TensorFlow: not recorded
+    (finding,) = second.explain()
+    assert finding.cause == "outside_tape"
+    assert finding.message == (
+        "w: None because loss was computed before second started recording, so "
+        "second never saw how loss depends on w."
+    )
+    assert finding.fix == (
+        "Ask the tape that recorded loss for its gradient, or compute loss inside "
+        "the with block of second."
+    )
+    assert float(first.gradient(loss, w)) == 4.0 and float(other) == 6.0
 
 
 def test_explain_needs_a_log_and_the_graph_package():

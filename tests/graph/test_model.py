@@ -184,6 +184,7 @@ def test_to_dict_is_plain_json_data_and_round_trips():
         "made_at": None,
         "made_from": None,
         "path": None,
+        "rebound_at": None,
     }
     assert data["ops"][1]["params"] == [["name", "'sum'"]]
     assert data["gradients"][0]["results"][1] == {

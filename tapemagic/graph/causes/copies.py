@@ -14,8 +14,16 @@ import math
 
 from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts
-from ..fixes import NUMPY_TO_TF, numpy_functions, numpy_to_tf, unwrap_call
+from ..fixes import (
+    NUMPY_TO_TF,
+    first_argument_name,
+    numpy_functions,
+    numpy_to_tf,
+    rename,
+    unwrap_call,
+)
 from ..model import Assign, Escape
+from ..source import assigned_name
 from ..words import Words
 
 __all__: list[str] = []
@@ -210,12 +218,32 @@ def _python_number_words(w: Words, b: Break) -> tuple[str, str]:
     kind = {"numpy": "NumPy array", "python": f"Python {twin.python_type}"}.get(
         twin.origin, "Python value"
     )
-    return (
+    message = (
         f"{w.target} is computed {w.at(b.line)} from the {kind} that "
         f"{w.source} was made from, not from the tensor {w.source}, and "
-        "the tape only follows tensors",
-        f"Use the tensor {w.source} in the computation of {w.target}",
+        "the tape only follows tensors"
     )
+    # The name the source was made from (pt = tf.constant(p): p), replaced by
+    # the source's own name on the line that used it.
+    facts, source = w.facts, w.facts.values[w.q.source]
+    made = source.made_at if source.origin == "variable" else source.line
+    if made is None:  # tf.constant's copy: the line that binds the source's name
+        made = next(
+            (
+                number
+                for number, code in enumerate(facts.graph.cell.lines, 1)
+                if assigned_name(code) == w.source
+            ),
+            None,
+        )
+    given = first_argument_name(
+        facts.graph.cell.line(made), ("tf.Variable", "tf.constant")
+    )
+    if given is not None and w.source.isidentifier():
+        rewritten = rename(facts.graph.cell.line(b.line), given, w.source)
+        if rewritten is not None:
+            return message, f"Use the tensor {w.source} instead: {rewritten.strip()}"
+    return message, f"Use the tensor {w.source} in the computation of {w.target}"
 
 
 declare_cause(

@@ -27,7 +27,7 @@ def _find_rebound(facts: Facts, q: Query) -> Break | None:
         return None
     if value.rebound_from is not None:
         name = facts.names.of(s, q)
-        return Break(None, None, math.inf, (name, value.rebound_from), s)
+        return Break(None, None, math.inf, (name, value.rebound_from), s)  # elsewhere
     for b in facts.graph.bindings:
         if b.previous_kind != "variable" or b.kind != "tensor" or b.previous is None:
             continue
@@ -46,25 +46,40 @@ def _find_rebound(facts: Facts, q: Query) -> Break | None:
 
 def _rebound_variable_words(w: Words, b: Break) -> tuple[str, str]:
     name, variable = b.detail
-    variable = (variable or name).split(":")[0]
-    if b.line is None:
+    own = (variable or name).split(":")[0]
+    held = (
+        "a tf.Variable" if _anonymous(own) or own == name else f"the tf.Variable {own}"
+    )
+    code = w.facts.graph.cell.line(b.line)
+    elsewhere = w.facts.values[w.q.source].rebound_at if b.line is None else None
+    if elsewhere is not None:
+        where, line, code = elsewhere
         what = (
-            f"the name {name} held the tf.Variable {variable} in an earlier "
-            "cell but now holds a plain tensor (a line such as "
-            f"{name} = {name} - lr * g rebinds it), and the tape does not watch "
-            "plain tensors"
+            f"the name {name} held {held}, but the assignment in {where} at "
+            f"line {line} ({code}) rebound it to a plain tensor, which the tape "
+            "does not watch"
+        )
+    elif b.line is None:
+        what = (
+            f"the name {name} held {held} in an earlier cell but now holds a "
+            f"plain tensor (a line such as {name} = {name} - lr * g rebinds it), "
+            "and the tape does not watch plain tensors"
         )
     else:
         what = (
-            f"the name {name} held the tf.Variable {variable}, but the "
-            f"assignment {w.at(b.line)} rebound it to a plain tensor, which "
-            "the tape does not watch"
+            f"the name {name} held {held}, but the assignment {w.at(b.line)} "
+            "rebound it to a plain tensor, which the tape does not watch"
         )
-    update = in_place_update(w.facts.graph.cell.line(b.line), name)
+    update = in_place_update(code, name)
     fix = f"Update the variable in place ({update}) so that {name} stays a tf.Variable"
     if b.line is None:
         fix += ", and create it again with tf.Variable"
     return what, fix
+
+
+def _anonymous(name: str) -> bool:
+    last = name.rsplit("/", 1)[-1]
+    return last == "Variable" or (last.startswith("Variable_") and last[9:].isdigit())
 
 
 declare_cause(

@@ -39,6 +39,9 @@ def _find_made_outside(facts: Facts, q: Query, anc: set[str]) -> Break | None:
     used_inside = facts.index.used(s) or any(
         r.value == s and r.tape_state == "recording" for r in facts.graph.reads
     )
+    early = [y for y in q.targets if y in outside]
+    if early:  # the target itself: made before this tape started
+        return Break(None, None, math.inf, ("target_before", early[0]), s)
     if outside and not used_inside:
         v = sorted(outside, key=facts.order)[0]
         first = facts.first_consumer(v, anc)
@@ -85,6 +88,14 @@ def _outside_tape_words(w: Words, b: Break) -> tuple[str, str]:
             "so the tape never saw how it was made",
             f"Compute {w.name(detail)} inside the tape (the %%tape cell or "
             "the with block), then ask for its gradient",
+        )
+    if kind == "target_before":
+        tape = w.tape_name()
+        return (
+            f"{t} was computed before {tape} started recording, so {tape} never "
+            f"saw how {t} depends on {s}",
+            f"Ask the tape that recorded {t} for its gradient, or compute {t} "
+            f"inside the with block of {tape}",
         )
     if kind == "before":
         early = w.name(detail)
