@@ -23,7 +23,9 @@ __all__ = [
     "first_argument_name",
     "float_literals",
     "in_place_assign",
+    "names_used",
     "numpy_to_tf",
+    "predict_as_call",
     "rename",
     "numpy_functions",
     "safe_norm",
@@ -337,6 +339,43 @@ def rename(code: str | None, old: str, new: str) -> str | None:
     if not edits:
         return None
     return _edit(code, edits, tree, text, indent)
+
+
+def names_used(code: str | None) -> set[str]:
+    """The names a line reads.
+
+    Example:
+        >>> sorted(names_used("loss = tf.reduce_mean((y_pred - Y) ** 2)"))
+        ['Y', 'tf', 'y_pred']
+    """
+    tree, _, _ = _parse(code)
+    if tree is None:
+        return set()
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def predict_as_call(code: str | None) -> str | None:
+    """The line with a Keras ``model.predict(x, ...)`` written as the call
+    ``model(x)``, which gives a tensor instead of a NumPy array.
+
+    Example:
+        >>> predict_as_call("y_hat = model.predict(X, verbose=0)")
+        'y_hat = model(X)'
+    """
+    tree, text, indent = _parse(code)
+    if tree is None:
+        return None
+    for node in sorted(_calls(tree), key=_position):
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "predict" and node.args:
+            owner = ast.get_source_segment(text, func.value)
+            given = ast.get_source_segment(text, node.args[0])
+            return _edit(code, [(node, f"{owner}({given})")], tree, text, indent)
+    return None
 
 
 def in_place_assign(code: str | None, name: str) -> str | None:

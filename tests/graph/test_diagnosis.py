@@ -341,6 +341,25 @@ CASES = {
         {"grads": [[1.0], [1.0]]},
         message_phrase="only the shape of w is used, through tf.shape at line 2",
     ),
+    "model_predict": Case(
+        # tensorflow-cpu 2.21.0 gives [None, None] for this cell too.
+        "numpy_result", "kernel", 3, "Keep y_pred a tensor: y_pred = scorer(x)",
+        ["scorer = tf.keras.Sequential("
+         "[tf.keras.layers.Dense(1, kernel_initializer='ones')])\nscorer(x)",
+         "%%tape --target loss --sources kernel\n"
+         "kernel = scorer.trainable_variables[0]\n"
+         "y_pred = scorer.predict(x, verbose=0)\n"
+         "loss = tf.reduce_mean((y_pred - y) ** 2)"],
+        ["scorer = tf.keras.Sequential("
+         "[tf.keras.layers.Dense(1, kernel_initializer='ones')])\nscorer(x)",
+         "%%tape --target loss --sources kernel\n"
+         "kernel = scorer.trainable_variables[0]\n"
+         "y_pred = scorer(x)\nloss = tf.reduce_mean((y_pred - y) ** 2)"],
+        {"grads": [[136.0 / 3.0], [172.0 / 3.0]]},  # 2/3 x.T (x [1, 1] - y)
+        message_phrase="y_pred, made at line 3 (y_pred = scorer.predict(x, "
+        "verbose=0)) from kernel, holds NumPy values, not a tensor "
+        "(model.predict returns NumPy arrays)",
+    ),
     "variable_copy": Case(
         "variable_copy", "w", 2, "h = tf.matmul(x, w)",
         ["%%tape --target loss --sources w\n"

@@ -17,12 +17,14 @@ from ..facts import Facts
 from ..fixes import (
     NUMPY_TO_TF,
     first_argument_name,
+    names_used,
     numpy_functions,
     numpy_to_tf,
+    predict_as_call,
     rename,
     unwrap_call,
 )
-from ..model import Assign, Escape
+from ..model import Assign, Escape, OpNode
 from ..source import assigned_name
 from ..words import Words
 
@@ -145,6 +147,60 @@ declare_cause(
         Detector("cut", 30, _find_copy_cut),
     ],
     words=_numpy_copy_words,
+)
+
+
+# -- numpy_result ---------------------------------------------------------------------
+
+
+def _find_numpy_result(facts: Facts, q: Query, anc: set[str]) -> Break | None:
+    """A name bound on a line where the source was used (``y = model.predict(x)``)
+    comes back into the target as NumPy values, with no copy the log saw: the
+    line's result left the engine inside a library call."""
+    desc = facts.descendants(q.source, q.before)
+    dead: dict[int, OpNode] = {}
+    for op in facts.index.forward_ops:
+        if op.seq >= q.before or op.line is None:
+            continue
+        if set(op.inputs) & desc and not any(o in anc for o in op.outputs):
+            dead.setdefault(op.line, op)
+    if not dead:
+        return None
+    for v in sorted(anc, key=facts.order):
+        value = facts.values[v]
+        if value.origin not in ("numpy", "python") or value.line is None:
+            continue
+        used = names_used(facts.graph.cell.line(value.line))
+        for line in sorted(dead, reverse=True):
+            name = assigned_name(facts.graph.cell.line(line))
+            if line <= value.line and name in used:
+                return Break(dead[line], line, math.inf, (name, value), q.source)
+    return None
+
+
+def _numpy_result_words(w: Words, b: Break) -> tuple[str, str]:
+    s, t = w.source, w.target
+    name, value = b.detail
+    line = w.facts.graph.cell.line(b.line)
+    why = ""
+    if ".predict(" in (line or ""):
+        why = " (model.predict returns NumPy arrays)"
+    message = (
+        f"{name}, made {w.at(b.line)} from {s}, holds NumPy values, not a "
+        f"tensor{why}, so {t} is computed from numbers the tape cannot follow"
+    )
+    rewritten = predict_as_call(line) or numpy_to_tf(line)
+    if rewritten is not None:
+        return message, f"Keep {name} a tensor: {rewritten.strip()}"
+    return message, f"Compute {name} with tf ops, so that it stays a tensor"
+
+
+declare_cause(
+    "numpy_result",
+    doc="a result computed from the source came back as NumPy values "
+    "(model.predict, a library returning arrays)",
+    detect=[Detector("unlinked", 15, _find_numpy_result)],
+    words=_numpy_result_words,
 )
 
 
