@@ -496,12 +496,15 @@ def _assignment_finder(shell: Any) -> Any:
     no cell does)."""
 
     def find(name: str) -> tuple[str, int, str] | None:
-        history = shell.user_ns.get("In") or []
+        # The cells as typed (a %%tape cell keeps its lines), newest first;
+        # a line making a new tf.Variable does not rebind the name to a tensor.
+        history = shell.history_manager.input_hist_raw
         for number in range(min(len(history), shell.execution_count) - 1, 0, -1):
             lines = str(history[number]).splitlines()
             for index in range(len(lines) - 1, -1, -1):
-                if assigned_name(lines[index]) == name:
-                    return f"In[{number}]", index + 1, lines[index].strip()
+                code = lines[index]
+                if assigned_name(code) == name and "Variable(" not in code:
+                    return f"In[{number}]", index + 1, code.strip()
         return None
 
     return find
