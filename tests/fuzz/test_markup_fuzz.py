@@ -416,9 +416,7 @@ def test_hostile_text_is_text_in_the_widget_and_its_static_html(text):
     names = source_names(graph)
     labels = [label for label, _ in widget._source.options[1:]]
     assert labels == [
-        name
-        if names.count(name) == 1
-        else f"{name} ({names[: k + 1].count(name)})"
+        name if names.count(name) == 1 else f"{name} ({names[: k + 1].count(name)})"
         for k, name in enumerate(names)
     ]
     page = static_html(graph, findings, widget.graph_part)
