@@ -323,3 +323,19 @@ def test_a_listener_without_on_variable_is_not_told():
     finally:
         state.observers.remove(old)
     assert old.ops == 1 and float(v) == 2.0
+
+
+def test_an_answer_tells_the_targets_given_and_where_each_source_sits():
+    w = tf.Variable(2.0)
+    b = tf.Variable(1.0)
+    listener = Recording()
+    with GradientTape(explain=listener, persistent=True) as tape:
+        y = w * b
+    tape.gradient(y, {"w": w, "pair": [b, w]})
+    with pytest.raises(TypeError, match="must be a tensor"):
+        tape.gradient([y, 3.0], w)
+    good, bad = listener.of("on_gradient_answered")
+    assert good.source_paths == (("pair", 0), ("pair", 1), ("w",))
+    assert good.target_objects == (y,)
+    assert bad.targets[1] is None and bad.target_objects[1] == 3.0
+    assert bad.error is not None and bad.source_paths == ((),)
