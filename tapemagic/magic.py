@@ -41,18 +41,28 @@ from IPython.core.magic import (
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
+import tapemagic
+
 from .engine import nest
+from .engine import tape as tape_module
 from .engine.recorder import detach
-from .engine.tape import GradientTape, UnconnectedGradients
+from .engine.tape import (
+    GradientTape,
+    UnconnectedGradients,
+    set_explain_default,
+    set_explain_factory,
+)
 from .engine.tensor import Tensor, Variable
-from .graph.from_tape import graph_from_tape
+from .graph.diagnosis import diagnose
+from .graph.from_tape import graph_from_tape, unseen_findings
 from .graph.log import ExplainLog
-from .graph.source import split_commas
+from .graph.source import assigned_name, split_commas
 from .viz.view import TapeView, find_problems, tape_mimebundle
 
 __all__ = [
     "TapeMagics",
     "TapeView",
+    "explain_every_tape",
     "find_problems",
     "load_ipython_extension",
     "run_tape_cell",
@@ -165,9 +175,24 @@ class TapeMagics(Magics):
         default="graph",
         help="Show the graph (default) or the text summary.",
     )
-    def tape_line(self, line: str) -> TapeView:
-        """Show a tape again: ``%tape`` (the tape named ``tape``) or ``%tape name``."""
+    @argument(
+        "--all",
+        dest="every",
+        choices=("on", "off"),
+        help="on: record and explain every tf.GradientTape the notebook creates, "
+        "%%%%tape or not; off: only %%%%tape cells and explain=True (the default).",
+    )
+    def tape_line(self, line: str) -> TapeView | None:
+        """Show a tape again: ``%tape`` (the tape named ``tape``) or ``%tape name``.
+
+        ``%tape --all on`` makes every ``tf.GradientTape`` the notebook creates
+        keep an explanation log, so that a None or NaN gradient it gives is
+        explained under the cell that asked; ``%tape --all off`` stops it.
+        """
         args = parse_argstring(self.tape_line, line)
+        if args.every is not None:
+            explain_every_tape(self.shell, args.every == "on")
+            return None
         return show_tape(self.shell, args.name, show=args.show)
 
 
@@ -274,6 +299,7 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     log = ExplainLog(filename, lines=_lines(header, cell))
     log.label_for = _labeller(shell)
     log.label = log.label_for(filename)
+    log.assignment_of = _assignment_finder(shell)
     tape = GradientTape(
         persistent=args.persistent,
         watch_accessed_variables=args.watch_accessed,
@@ -297,7 +323,9 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     after.pop(args.name, None)
     log.note_namespace(before, after)
 
+    log.shown = len(log.requests)  # the cell's view (or its error) explains them
     if error is not None:
+        _explain_failed_calls(tape, args.name, error)
         recorded = sum(op.recorded for op in graph_from_tape(tape).ops)
         error.add_note(
             f"%%tape: the tape recorded {recorded} op{'s' if recorded != 1 else ''} "
@@ -312,8 +340,19 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
             gradients = _gradients(shell, tape, log, args)
         finally:
             _detach(log)
+            log.shown = len(log.requests)  # the cell's view explains them
         ns[args.out] = gradients
     return TapeView(tape, args.name, gradients, show=args.show)
+
+
+def _explain_failed_calls(tape: GradientTape, name: str, error: BaseException) -> None:
+    """Add the diagnosis of a gradient call that failed on its arguments (a
+    target that is not a tensor) to the error, under its traceback."""
+    graph = graph_from_tape(tape, name=name)
+    failed = {r.id for r in graph.gradients if r.error is not None}
+    for finding in diagnose(graph):
+        if finding.request in failed:
+            error.add_note(f"{finding.message} {finding.fix}")
 
 
 def _detach(log: ExplainLog) -> None:
@@ -451,6 +490,26 @@ def _lines(header: str, cell: str) -> tuple[str, ...]:
     return (header, *cell.splitlines())
 
 
+def _assignment_finder(shell: Any) -> Any:
+    """``find(name)``: the last line of an earlier cell that binds ``name``, as
+    ``(cell label, line, code)``, read from the notebook's history (None when
+    no cell does)."""
+
+    def find(name: str) -> tuple[str, int, str] | None:
+        # The cells as typed (a %%tape cell keeps its lines), newest first;
+        # a line making a new tf.Variable does not rebind the name to a tensor.
+        history = shell.history_manager.input_hist_raw
+        for number in range(min(len(history), shell.execution_count) - 1, 0, -1):
+            lines = str(history[number]).splitlines()
+            for index in range(len(lines) - 1, -1, -1):
+                code = lines[index]
+                if assigned_name(code) == name and "Variable(" not in code:
+                    return f"In[{number}]", index + 1, code.strip()
+        return None
+
+    return find
+
+
 def _labeller(shell: Any) -> Any:
     names = getattr(shell.compile, "_filename_map", {})
 
@@ -481,6 +540,44 @@ def _user_traceback(tb: Any, filename: str) -> Any:
 # unloading puts it back.
 _PREVIOUS_FORMATTERS: dict[int, Any] = {}
 
+# The post_run_cell callback each shell runs, to unregister it on unloading.
+_LATER_CELLS: dict[int, Any] = {}
+
+
+def _explain_later_cells(shell: Any) -> Any:
+    """The callback, run after every cell, that shows under the cell why a
+    gradient it asked of an explained tape is None or NaN (in IPython's
+    display: the gradients themselves are left as they are)."""
+
+    def show_unseen(result: Any = None) -> None:
+        for _, findings in unseen_findings(shell.user_ns):
+            display(findings)
+
+    return show_unseen
+
+
+def explain_every_tape(shell: Any, on: bool) -> None:
+    """``%tape --all on|off``: whether every ``tf.GradientTape`` the notebook's
+    code creates keeps an explanation log (a ``%%tape`` cell's always does).
+
+    Its logs name the cells they quote as the ``%%tape`` magic does
+    (``In[7]``); a None or NaN gradient is explained under the cell that
+    asked for it.
+    """
+    if on:
+        label_for = _labeller(shell)
+
+        def notebook_log() -> ExplainLog:
+            log = ExplainLog()  # the file of the user's code making the tape
+            log.label_for = label_for
+            log.label = label_for(log.filename) if log.filename else None
+            return log
+
+        set_explain_factory(notebook_log)
+    else:
+        tapemagic._register_engine_hooks(tape_module)  # the package's own factory
+    set_explain_default(on)
+
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register ``%%tape``, ``%tape`` and how a GradientTape is displayed.
@@ -490,6 +587,9 @@ def load_ipython_extension(ipython: Any) -> None:
     the display is registered with IPython's mimebundle formatter).
     """
     ipython.register_magics(TapeMagics)
+    if id(ipython) not in _LATER_CELLS:
+        _LATER_CELLS[id(ipython)] = _explain_later_cells(ipython)
+        ipython.events.register("post_run_cell", _LATER_CELLS[id(ipython)])
     formatter = ipython.display_formatter.mimebundle_formatter
     previous = formatter.for_type(GradientTape, tape_mimebundle)
     if previous is not tape_mimebundle:
@@ -502,6 +602,10 @@ def unload_ipython_extension(ipython: Any) -> None:
     for kind in ("line", "cell"):
         magics[kind].pop("tape", None)
     ipython.magics_manager.registry.pop(TapeMagics.__name__, None)
+    later = _LATER_CELLS.pop(id(ipython), None)
+    if later is not None:
+        ipython.events.unregister("post_run_cell", later)
+    explain_every_tape(ipython, False)
     formatter = ipython.display_formatter.mimebundle_formatter
     formatter.pop(GradientTape, None)
     previous = _PREVIOUS_FORMATTERS.pop(id(ipython), None)

@@ -485,3 +485,118 @@ def test_rebinding_a_variable_name_is_recorded(ip):
     assert (bindings["fresh"].previous_kind, bindings["fresh"].kind) == (None, "tensor")
     assert bindings["z"].kind == "tensor"
     assert "x" not in bindings and "b" not in bindings
+
+
+# -- later cells: a None or NaN asked after the %%tape cell is explained there ------
+
+
+def test_a_none_asked_in_a_later_cell_is_explained_under_that_cell(ip):
+    _, captured = run(
+        ip, "%%tape --quiet\nloss = tf.reduce_sum(tf.matmul(x, tf.round(w)))"
+    )
+    assert shown(captured).strip() == ""
+    result, captured = run(ip, "grads = tape.gradient(loss, w)")
+    assert result.success and ip.user_ns["grads"] is None  # the value is untouched
+    text = shown(captured)
+    assert text.strip().startswith("w: None because the path from w to loss goes "
+                                   "through round at line 2")  # fmt: skip
+    assert "tf.stop_gradient(tf.round(x) - x)" in text
+    # Shown once: the next cell asks nothing new.
+    _, captured = run(ip, "n = 1")
+    assert shown(captured).strip() == ""
+
+
+def test_the_tape_cell_own_gradients_are_not_shown_again(ip):
+    _, captured = run(ip, "%%tape --show text --target loss --sources w\n"
+                          "loss = tf.reduce_sum(tf.round(w))")  # fmt: skip
+    assert shown(captured).count("w: None because") == 1  # in the cell's view
+    _, captured = run(ip, "n = 1")
+    assert shown(captured).strip() == ""
+
+
+def test_a_second_derivative_taken_outside_the_outer_tape_is_explained(ip):
+    run(ip, "v = tf.Variable(3.0)")
+    run(ip, "%%tape --quiet --name outer\nwith tf.GradientTape() as inner:\n"
+            "    cube = v ** 3")  # fmt: skip
+    _, captured = run(ip, "slope = inner.gradient(cube, v)\n"
+                          "curvature = outer.gradient(slope, v)")  # fmt: skip
+    assert float(ip.user_ns["slope"]) == 27.0 and ip.user_ns["curvature"] is None
+    text = shown(captured)
+    assert "v: None because slope was computed after the tape stopped recording" in (
+        text
+    )
+    assert "Compute slope inside the tape" in text
+    # The fix: the inner gradient inside the outer tape.
+    run(ip, "%%tape --quiet --name outer\nwith tf.GradientTape() as inner:\n"
+            "    cube = v ** 3\nslope = inner.gradient(cube, v)")  # fmt: skip
+    _, captured = run(ip, "curvature = outer.gradient(slope, v)")
+    assert float(ip.user_ns["curvature"]) == 18.0  # 6 v
+    assert shown(captured).strip() == ""
+
+
+def test_a_nan_asked_in_a_later_cell_is_explained(ip):
+    run(ip, "d = tf.Variable([0.0, 0.0])")
+    run(ip, "%%tape --quiet --persistent\nlength = tf.norm(d)")
+    _, captured = run(ip, "g = tape.gradient(length, d)")
+    assert np.isnan(ip.user_ns["g"].numpy()).all()
+    text = shown(captured)
+    assert "d: the gradient holds NaN because tf.norm at line 2" in text
+    assert "length = tf.sqrt(tf.reduce_sum(tf.square(d)) + 1e-12)." in text
+
+
+def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
+    from tapemagic.engine import tape as tape_module
+
+    run(ip, "%tape --all on")
+    try:
+        assert tape_module._explain_default is True
+        _, captured = run(ip, "with tf.GradientTape() as t:\n"
+                              "    total = tf.reduce_sum(tf.floor(w))\n"
+                              "g = t.gradient(total, w)")  # fmt: skip
+        assert ip.user_ns["g"] is None
+        text = shown(captured)
+        assert text.strip().startswith("w: None because the path from w to total "
+                                       "goes through floor at line 2")  # fmt: skip
+        # A sound plain tape: nothing shown.
+        _, captured = run(ip, "with tf.GradientTape() as t:\n"
+                              "    total = tf.reduce_sum(w * w)\n"
+                              "g = t.gradient(total, w)")  # fmt: skip
+        assert shown(captured).strip() == ""
+        # Tapes made inside tapemagic (Keras' fit) keep no log.
+        made = []
+        factory = tape_module._explain_factory
+        tape_module.set_explain_factory(lambda: made.append(1) or factory())
+        try:
+            result, _ = run(
+                ip,
+                "model = tf.keras.Sequential([tf.keras.layers.Dense(1)])\n"
+                "model.compile(optimizer='sgd', loss='mse')\n"
+                "model.fit(x, y, epochs=2, verbose=0)\n"
+                "mine = tf.GradientTape()",
+            )
+        finally:
+            tape_module.set_explain_factory(factory)
+        assert result.success, result.error_in_exec
+        assert made == [1]  # the user's own tape only
+    finally:
+        run(ip, "%tape --all off")
+    assert tape_module._explain_default is False
+    _, captured = run(ip, "with tf.GradientTape() as t:\n"
+                          "    total = tf.reduce_sum(tf.floor(w))\n"
+                          "g = t.gradient(total, w)")  # fmt: skip
+    assert ip.user_ns["g"] is None and shown(captured).strip() == ""
+    assert ip.user_ns["t"]._explain is None
+
+
+def test_unloading_stops_explaining_later_cells(ip):
+    run(ip, "%%tape --quiet\nloss = tf.reduce_sum(tf.round(w))")
+    run(ip, "%tape --all on")
+    ip.extension_manager.unload_extension("tapemagic")
+    try:
+        from tapemagic.engine import tape as tape_module
+
+        assert tape_module._explain_default is False
+        _, captured = run(ip, "grads = tape.gradient(loss, w)")
+        assert ip.user_ns["grads"] is None and shown(captured).strip() == ""
+    finally:
+        ip.extension_manager.load_extension("tapemagic")

@@ -27,6 +27,7 @@ __all__ = [
     "TapeEvent",
     "TapeState",
     "ValueRef",
+    "VariableEvent",
     "WatchEvent",
 ]
 
@@ -166,6 +167,26 @@ class AssignEvent(NamedTuple):
     python_type: str
 
 
+class VariableEvent(NamedTuple):
+    """A variable was created. Heard through ``on_variable``.
+
+    Attributes:
+        variable: the new variable, with its initial value.
+        initial: the tensor or variable its initial value was copied from, or
+            None when it was made from a Python or NumPy value (a new variable
+            copies its initial value: no gradient flows back through it).
+        python_type: the type name of the initial value given (``"int"``,
+            ``"float"``, ``"list"``, ``"ndarray"``, ``"EagerTensor"``...).
+        source: the initial value as given (a Python float, a list...), so a
+            listener can tell the same object used elsewhere; not to be kept.
+    """
+
+    variable: ValueRef
+    initial: ValueRef | None
+    python_type: str
+    source: Any = None
+
+
 class WatchEvent(NamedTuple):
     """``tape.watch`` was called on one tensor or variable. Heard through ``on_watch``.
 
@@ -225,6 +246,13 @@ class GradientAnswered(NamedTuple):
         results: the gradients' arrays (None for a None gradient), one per
             source; None when the request raised.
         error: the exception it raised, or None.
+        target_objects: the flattened targets as given, tensors or not (a
+            Python float where a tensor was needed, say), for a listener to
+            tell what a target that is not a tensor was; not to be kept.
+        source_paths: for each flattened source, where it sits in the
+            structure given: the index or key at each level (``(1,)`` for the
+            second of a list, ``("w",)`` in a dict, ``()`` for a source given
+            alone).
     """
 
     tape: Any
@@ -233,6 +261,8 @@ class GradientAnswered(NamedTuple):
     sources: tuple
     results: tuple | None
     error: BaseException | None
+    target_objects: tuple = ()
+    source_paths: tuple = ()
 
 
 class CotangentsReached(NamedTuple):
@@ -253,9 +283,9 @@ class CotangentsReached(NamedTuple):
 class Listener:
     """The listener protocol: a method per event, each taking one record.
 
-    Subclass it, or write any object with these methods (all of them: the
-    engine calls them without checking). ``bind`` is called once when a tape
-    is made with ``GradientTape(explain=listener)``.
+    Subclass it, or write any object with these methods (all of them, but
+    ``on_variable``: the engine calls the others without checking). ``bind``
+    is called once when a tape is made with ``GradientTape(explain=listener)``.
     """
 
     def bind(self, tape: Any) -> None:
@@ -275,6 +305,10 @@ class Listener:
 
     def on_assign(self, event: AssignEvent) -> None:
         """A variable was assigned."""
+
+    def on_variable(self, event: VariableEvent) -> None:
+        """A variable was created (optional: a listener without this method is
+        not told)."""
 
     def on_watch(self, event: WatchEvent) -> None:
         """``tape.watch`` ran."""

@@ -125,7 +125,14 @@ ARRAYS.unbroadcast = _unbroadcast_arrays
 
 
 def register(name: str, function: Any, forward: Any) -> None:
-    """Make an op callable in both namespaces: its function, and its forward."""
+    """Make an op callable in both namespaces: its function, and its forward.
+
+    An op named like a helper (the ``shape`` op, ``tf.shape``) leaves the
+    helper in place: VJPs read a value's shape with ``ns.shape``, and an op
+    without a gradient is never called from a VJP.
+    """
+    if hasattr(Namespace, name) or hasattr(type(TENSORS), name):
+        return
     setattr(TENSORS, name, function)
     setattr(ARRAYS, name, forward)
 

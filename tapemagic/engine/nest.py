@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["flatten", "map_structure", "pack_sequence_as"]
+__all__ = ["flatten", "flatten_with_paths", "map_structure", "pack_sequence_as"]
 
 
 _NESTS = (dict, list, tuple)
@@ -36,6 +36,30 @@ def flatten(structure: Any) -> list:
                 leaves.append(item)
         return leaves
     return [structure]
+
+
+def flatten_with_paths(structure: Any) -> list[tuple[tuple, Any]]:
+    """``(path, leaf)`` for each leaf of ``structure``, in :func:`flatten`'s
+    order; a path holds the index or key at each level (``()`` for a leaf
+    given alone).
+
+    Example:
+        >>> flatten_with_paths({"b": [1, 2], "a": 3})
+        [(('a',), 3), (('b', 0), 1), (('b', 1), 2)]
+    """
+    if isinstance(structure, dict):
+        return [
+            ((key, *path), leaf)
+            for key in sorted(structure)
+            for path, leaf in flatten_with_paths(structure[key])
+        ]
+    if isinstance(structure, (list, tuple)):
+        return [
+            ((i, *path), leaf)
+            for i, item in enumerate(structure)
+            for path, leaf in flatten_with_paths(item)
+        ]
+    return [((), structure)]
 
 
 def pack_sequence_as(structure: Any, flat: list) -> Any:

@@ -350,8 +350,14 @@ def slim(op: Op, inputs: tuple, outputs: tuple) -> tuple[tuple, tuple]:
     return inputs, outputs
 
 
-def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
-    """Run ``op`` on tensors and record it on every tape that watches an input."""
+def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -> Any:
+    """Run ``op`` on tensors and record it on every tape that watches an input.
+
+    ``reads`` are tensors the op read as parameters (a shape, a mask, indices
+    given as a tensor) already folded into ``params``: they carry no gradient
+    and tapes do not record them, but listeners hear them as more inputs, with
+    no gradient, so what set the op's result is in the explanation graph.
+    """
     try:
         if len(inputs) == 1:
             value = op.forward(inputs[0]._value, **params)
@@ -366,13 +372,16 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict) -> Any:
         result = Tensor(value)
         outputs = (result,)
     if state.tapes or state.observers:
-        _announce(op, inputs, outputs, params)
+        _announce(op, inputs, outputs, params, reads)
     return result
 
 
-def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
+def _announce(
+    op: Op, inputs: tuple, outputs: tuple, params: dict, reads: tuple = ()
+) -> None:
     """Record an op that ran on every tape that watches one of its inputs, and
-    tell the listeners (see recorder.py) which tapes did."""
+    tell the listeners (see recorder.py) which tapes did; ``reads`` (see
+    :func:`apply`) reach the listeners only, as inputs without a gradient."""
     st = state
     tapes = st.tapes
     if not st.observers:
@@ -396,6 +405,13 @@ def _announce(op: Op, inputs: tuple, outputs: tuple, params: dict) -> None:
     info = _OP_INFO.get(op)
     if info is None:
         info = _op_info(op)
+    if reads:
+        # Read parameters follow the op's own inputs, marked as having no
+        # gradient (the op's info is built for this call).
+        first = len(inputs)
+        inputs = inputs + reads
+        blocked = info.no_gradient_inputs + tuple(range(first, len(inputs)))
+        info = OpInfo(info.name, info.differentiable, info.singular, blocked)
     if len(inputs) == 1:
         (x,) = inputs
         input_ids, input_values = (x._id,), (x._value,)

@@ -47,6 +47,7 @@ from .events import (
     TapeEvent,
     TapeState,
     ValueRef,
+    VariableEvent,
     WatchEvent,
 )
 from .tensor import Tensor, Variable
@@ -66,6 +67,7 @@ __all__ = [
     "TapeEvent",
     "TapeState",
     "ValueRef",
+    "VariableEvent",
     "WatchEvent",
     "describe",
     "describe_all",

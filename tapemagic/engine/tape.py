@@ -41,6 +41,7 @@ __all__ = [
     "GradientTape",
     "UnconnectedGradients",
     "set_diagnosis",
+    "set_explain_default",
     "set_explain_factory",
 ]
 
@@ -88,6 +89,29 @@ def set_explain_factory(factory: Callable[[], Any] | None) -> None:
     """
     global _explain_factory
     _explain_factory = factory
+
+
+# Whether a GradientTape made without ``explain=`` keeps an explanation log:
+# ``%tape --all on`` turns this on for every tape the user's code makes.
+_explain_default = False
+
+
+def set_explain_default(on: bool) -> None:
+    """Make every ``GradientTape()`` the user's code creates without an
+    ``explain=`` argument keep an explanation log (``%tape --all on``), or
+    none (the default). Tapes made inside tapemagic (Keras' ``fit``) never do.
+
+    Example:
+        >>> from tapemagic.engine.recorder import explain_listener
+        >>> set_explain_default(True)
+        >>> explain_listener(GradientTape()) is not None
+        True
+        >>> set_explain_default(False)
+        >>> explain_listener(GradientTape()) is None
+        True
+    """
+    global _explain_default
+    _explain_default = bool(on)
 
 
 # GradientTape.explain runs the why-None diagnosis of tapemagic.graph, which
@@ -175,12 +199,14 @@ def _explained(method: Callable) -> Callable:
         sweep.extend(added)
         target = call.get("target")
         sources = call.get("sources", call.get("source"))
+        given = tuple(nest.flatten(target))
+        paths = tuple([path for path, _ in nest.flatten_with_paths(sources)])
         try:
             result = method(self, *args, **kwargs)
         except BaseException as err:  # an interrupt too: listeners must hear the end
             _remove(sweep, added)
             answered = GradientAnswered(
-                self, kind, _refs(target), _refs(sources), None, err
+                self, kind, _refs(target), _refs(sources), None, err, given, paths
             )
             for observer in observers:
                 observer.on_gradient_answered(answered)
@@ -189,7 +215,7 @@ def _explained(method: Callable) -> Callable:
         flat = [result] if kind == "batch_jacobian" else nest.flatten(result)
         results = tuple([_array_or_none(g) for g in flat])
         answered = GradientAnswered(
-            self, kind, _refs(target), _refs(sources), results, None
+            self, kind, _refs(target), _refs(sources), results, None, given, paths
         )
         for observer in observers:
             observer.on_gradient_answered(answered)
@@ -232,7 +258,8 @@ class GradientTape:
             conversions, escapes to NumPy, variable reads and assigns) and of
             every gradient request. ``True`` uses the log ``tapemagic.graph``
             provides; any listener (``tapemagic.engine.recorder.Listener``)
-            works too. Off by default: a plain tape pays nothing for it.
+            works too. Off by default (None: as ``set_explain_default``
+            says, off unless ``%tape --all on``): a plain tape pays nothing.
 
     Example:
         >>> x = Variable(3.0)
@@ -246,10 +273,16 @@ class GradientTape:
         self,
         persistent: bool = False,
         watch_accessed_variables: bool = True,
-        explain: Any = False,
+        explain: Any = None,
     ) -> None:
         self._persistent = bool(persistent)
         self._watch_accessed = bool(watch_accessed_variables)
+        if explain is None:
+            # The default (set_explain_default), for tapes the user's code
+            # makes: not those inside tapemagic, such as fit's.
+            explain = _explain_default and not sys._getframe(
+                1
+            ).f_code.co_filename.startswith(_PACKAGE_DIR)
         self._explain = _explain_observer(explain, self)
         self._listening = False
         self._recording = False

@@ -24,7 +24,14 @@ from . import dtypes
 from .context import new_id, state
 from .dtypes import DType
 from .errors import InvalidArgumentError
-from .events import AssignEvent, ConvertEvent, EscapeEvent, ReadEvent, ValueRef
+from .events import (
+    AssignEvent,
+    ConvertEvent,
+    EscapeEvent,
+    ReadEvent,
+    ValueRef,
+    VariableEvent,
+)
 
 __all__ = [
     "Tensor",
@@ -316,6 +323,8 @@ class Variable(_Operators):
         self._name = state.name_scope + ("Variable" if name is None else str(name))
         self._trainable = bool(trainable)
         self._snapshot = _snapshot(value, self._id)
+        if state.observers:
+            _notify_variable(self, initial_value)
 
     # -- reading ---------------------------------------------------------------
     def _read(self) -> Tensor:
@@ -524,6 +533,17 @@ def _notify_escape(obj: Any, how: str, result: Any) -> None:
     event = EscapeEvent(_ref(obj), how, result)
     for observer in state.observers:
         observer.on_escape(event)
+
+
+def _notify_variable(var: Variable, initial: Any) -> None:
+    # A new variable, and what it copied its initial value from (a listener
+    # links a variable made from a computed tensor back to that tensor).
+    made_from = _ref(initial) if isinstance(initial, (Tensor, Variable)) else None
+    event = VariableEvent(_ref(var), made_from, type(initial).__name__, initial)
+    for observer in state.observers:
+        hear = getattr(observer, "on_variable", None)
+        if hear is not None:
+            hear(event)
 
 
 def _notify_convert(value: Any, tensor: Tensor, how: str) -> None:

@@ -30,6 +30,9 @@ returns a :class:`Break` names the cause. The stages and what their detectors
 receive (``facts``: :class:`~tapemagic.graph.facts.Facts`, ``q``: the
 :class:`Query`):
 
+- ``"call"`` ``(facts, q)``: the gradient call itself is wrong (its
+  arguments swapped, a target that is not a tensor, the source asked about
+  itself); asked of every request first, whatever its answer.
 - ``"source"`` ``(facts, q)``: the source itself cannot have a gradient.
 - ``"unlinked"`` ``(facts, q, anc)``: no computation links the source to the
   target (``anc``: what the target was computed from).
@@ -46,6 +49,8 @@ receive (``facts``: :class:`~tapemagic.graph.facts.Facts`, ``q``: the
 - ``"unexplained"`` ``(facts, q, reach)``: the model shows a recorded path, yet
   the answer was None.
 - ``"nan"`` ``(facts, q)``: the gradient holds NaN or Inf.
+- ``"zero"`` ``(facts, q)``: the gradient is all zeros (a note: which op
+  zeroed it).
 
 Adding a cause takes one declaration here and one test in
 ``tests/graph/test_diagnosis.py`` (a test fails while a declared cause has no
@@ -65,6 +70,7 @@ from .model import GradientRequest, GradientResult, OpNode
 __all__ = [
     "CAUSE_DOCS",
     "REGISTRY",
+    "SEVERITIES",
     "STAGES",
     "Break",
     "Cause",
@@ -75,6 +81,7 @@ __all__ = [
 ]
 
 STAGES = (
+    "call",
     "source",
     "unlinked",
     "watch",
@@ -83,7 +90,13 @@ STAGES = (
     "usage",
     "unexplained",
     "nan",
+    "zero",
 )
+
+# What a finding of each severity is about: a None gradient (or zeros that
+# stand for one), a gradient holding NaN or Inf, or a note that changes no
+# result (a gradient of zeros, the gradient of a value by itself).
+SEVERITIES = ("error", "warning", "note")
 
 
 @dataclass(frozen=True)
@@ -150,6 +163,7 @@ class Cause:
     detectors: tuple[Detector, ...]
     words: Callable[[Any, Break], tuple[str, str]]
     severity: str = "error"
+    headed: bool = True
 
 
 # code -> cause, in declaration order.
@@ -164,6 +178,7 @@ def declare_cause(
     detect: list[Detector] | tuple[Detector, ...],
     words: Callable[[Any, Break], tuple[str, str]],
     severity: str = "error",
+    headed: bool = True,
 ) -> Cause:
     """Register a None cause: its code, its meaning, where it is found, its words.
 
@@ -173,7 +188,11 @@ def declare_cause(
         detect: the detectors that find it, one per stage and rank.
         words: ``words(w, b) -> (what happened, what to do)``, without final
             dots; ``w`` is the finding's :class:`~tapemagic.graph.words.Words`.
-        severity: ``"error"`` (a None gradient) or ``"warning"`` (NaN, Inf).
+        severity: ``"error"`` (a None gradient), ``"warning"`` (NaN, Inf) or
+            ``"note"`` (no result is wrong: a gradient of zeros, say).
+        headed: whether the finding starts with the usual head (``"b: None
+            because"``) before the words; a cause that is not about one
+            source's answer (a target that is not a tensor) words it all.
 
     Returns:
         The cause.
@@ -192,9 +211,11 @@ def declare_cause(
     """
     if code in REGISTRY:
         raise ValueError(f"The cause {code!r} is already declared; pick another code.")
-    if severity not in ("error", "warning"):
-        raise ValueError(f"severity must be 'error' or 'warning', not {severity!r}")
-    cause = Cause(code, doc, tuple(detect), words, severity)
+    if severity not in SEVERITIES:
+        raise ValueError(
+            f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}"
+        )
+    cause = Cause(code, doc, tuple(detect), words, severity, headed)
     for d in cause.detectors:
         if d.stage not in _BY_STAGE:
             raise ValueError(

@@ -46,7 +46,10 @@ __all__ = ["assert_no_none_gradients", "diagnose"]
 
 
 def diagnose(
-    graph: Graph, target: Any = None, sources: Any = None
+    graph: Graph,
+    target: Any = None,
+    sources: Any = None,
+    requests: Any = None,
 ) -> tuple[Finding, ...]:
     """Explain every None (and NaN) gradient of a tape's graph model.
 
@@ -55,6 +58,8 @@ def diagnose(
         target: a value id (``"t5"``) or user name (``"loss"``), or a list of
             them; None for every gradient request in the model.
         sources: the same, for the sources; None for all of them.
+        requests: the ids of the gradient requests to explain (``{"g3"}``);
+            None for all of them.
 
     Returns:
         The findings, in the order of the requests and sources. With
@@ -91,6 +96,10 @@ not record its use at line 3 (y = c * c).
     seen: set[tuple] = set()
     sites: set[tuple] = set()
     for query in facts.queries(target, sources):
+        if requests is not None and (
+            query.request is None or query.request.id not in requests
+        ):
+            continue
         # A gradient call in a loop asks the same question each time round:
         # explain it once per source and call site.
         site = facts.site(query)
@@ -98,7 +107,10 @@ not record its use at line 3 (y = c * c).
             continue
         sites.add(site)
         for finding in facts.explain(query):
+            # One finding per None gradient: two sources that share a name
+            # (two layers' kernels) are two findings.
             key = (
+                finding.source_id,
                 finding.source,
                 finding.target,
                 finding.cause,
@@ -162,6 +174,14 @@ class _Diagnosis:
         covered: set[tuple] = set()
         for request in graph.gradients:
             if request.error is not None:
+                if any(kind is not None for kind in request.target_types):
+                    # The call failed on a target that is not a tensor: one
+                    # question about the call itself.
+                    source = next((s for s in request.sources if s), None)
+                    if source is not None:
+                        queries.append(
+                            Query(source, (), request.tape, request.seq, request)
+                        )
                 continue
             if targets is not None and not set(targets) & set(request.targets):
                 continue
@@ -195,7 +215,10 @@ class _Diagnosis:
         request, result = q.request, q.result
         if request is None or request.line is None:
             return (q.source, q.targets, q.before)
-        flags = (result.none, result.zero, result.nan, result.inf)
+        if result is None:
+            flags = ("error", request.error)
+        else:
+            flags = (result.none, result.zero, result.nan, result.inf)
         name = self.facts.names.of(q.source, q)
         return (name, request.where, request.line, request.via, q.index, flags)
 
@@ -226,8 +249,11 @@ class _Diagnosis:
         return ids
 
     def explain(self, q: Query) -> list[Finding]:
+        misuse = find_break("call", self.facts, q)
+        if misuse is not None:
+            return [self.finding(q, misuse)]
         if not q.targets or q.source in q.targets:
-            return []  # gradient(x, x) is ones
+            return []
         result = q.result
         if result is None:
             if self.facts.connected(q):
@@ -243,6 +269,9 @@ class _Diagnosis:
             return self.why_none(q)
         if result.nan or result.inf:
             return [self.finding(q, find_break("nan", self.facts, q))]
+        if result.zero:  # connected: real zeros
+            note = find_break("zero", self.facts, q)
+            return [] if note is None else [self.finding(q, note)]
         return []
 
     # -- None: why -------------------------------------------------------------

@@ -10,12 +10,45 @@ from, which op used the source first.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from .cause import Query
 from .model import Graph, OpNode
 from .words import Names
 
-__all__ = ["Facts"]
+__all__ = ["Facts", "Role"]
+
+# Ops that read a tensor as the shape they make (see engine ``apply``'s reads).
+_SHAPE_READERS = {
+    "reshape": "tf.reshape",
+    "fill": "tf.fill",
+    "broadcast_to": "tf.broadcast_to",
+    "tile": "tf.tile",
+}
+# Ops that read a tensor as indices into another.
+_INDEX_READERS = {
+    "gather": "tf.gather",
+    "gather_nd": "tf.gather_nd",
+    "strided_slice": "indexing",
+    "sparse_softmax_cross_entropy_with_logits": "the labels of the loss",
+}
+
+
+@dataclass(frozen=True)
+class Role:
+    """What a value without a gradient does on the way to a target.
+
+    Attributes:
+        kind: ``"condition"`` (of ``tf.where``), ``"mask"`` (of
+            ``tf.boolean_mask``), ``"indices"``, ``"shape"`` (a shape an op
+            makes), or ``"argument"`` (another input without a gradient).
+        op: the op that reads it that way.
+        call: how the user calls that op (``"tf.gather"``, ``"indexing"``).
+    """
+
+    kind: str
+    op: OpNode
+    call: str
 
 
 class Facts:
@@ -120,6 +153,42 @@ class Facts:
         if not uses:
             uses = [op for op, _ in self.index.uses(value) if op.during is None]
         return min(uses, key=lambda op: op.seq) if uses else None
+
+    def role(self, values: tuple[str, ...]) -> Role | None:
+        """What ``values`` (the outputs of an op without a gradient, say) are
+        used as, following them through other ops without a gradient: the
+        condition of a ``tf.where``, the mask of a ``tf.boolean_mask``, the
+        indices of a gather, a shape; None when they are used as numbers."""
+        seen = set(values)
+        stack = list(values)
+        mask = False
+        while stack:
+            value = stack.pop()
+            for user, i in self.index.uses(value):
+                if user.during is not None:
+                    continue
+                name = user.op
+                if name == "where" and i == 0:
+                    return Role("condition", user, "tf.where")
+                if name == "one_hot" and i == 0:
+                    return Role("indices", user, "tf.one_hot")
+                if i in user.no_gradient_inputs:
+                    if name in _SHAPE_READERS:
+                        return Role("shape", user, _SHAPE_READERS[name])
+                    if name in ("gather", "gather_nd") and mask:
+                        return Role("mask", user, "tf.boolean_mask")
+                    if name in _INDEX_READERS:
+                        return Role("indices", user, _INDEX_READERS[name])
+                    return Role("argument", user, name)
+                if name == "where_indices":
+                    mask = mask or dict(user.params).get("flat") == "True"
+                if self.index.carries(user, i):
+                    continue  # used as numbers from here on
+                for out in user.outputs:
+                    if out not in seen:
+                        seen.add(out)
+                        stack.append(out)
+        return None
 
     def first_use_seq(self, value: str) -> float:
         """When an op first used ``value`` (``inf``: never)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import causes as _causes  # noqa: F401  (declares every cause)
-from .cause import CAUSE_DOCS
+from .cause import CAUSE_DOCS, SEVERITIES
 
 __all__ = ["CAUSES", "Finding", "Findings"]
 
@@ -43,7 +43,8 @@ class Finding:
         op_name: that op's name, e.g. ``"cast"``.
         line: the cell line where the path broke, if known.
         code: the text of that line.
-        severity: ``"error"`` for a None gradient, ``"warning"`` for NaN/Inf.
+        severity: ``"error"`` for a None gradient, ``"warning"`` for NaN/Inf,
+            ``"note"`` for what changes no result (a gradient of zeros).
     """
 
     source: str
@@ -63,9 +64,10 @@ class Finding:
     def __post_init__(self) -> None:
         if self.cause not in CAUSES:
             raise ValueError(f"unknown cause {self.cause!r}; known: {sorted(CAUSES)}")
-        if self.severity not in ("error", "warning"):
+        if self.severity not in SEVERITIES:
             raise ValueError(
-                f"severity must be 'error' or 'warning', not {self.severity!r}"
+                f"severity must be one of {', '.join(SEVERITIES)}, not "
+                f"{self.severity!r}"
             )
 
     @property
@@ -83,6 +85,11 @@ class Finding:
 
     def __str__(self) -> str:
         return f"{self.message} {self.fix}"
+
+
+# How each severity shows in HTML: red for a None, amber for NaN, grey-blue
+# for a note.
+_COLOURS = {"error": "#b00020", "warning": "#a05a00", "note": "#3a5a80"}
 
 
 class Findings(tuple):
@@ -118,6 +125,11 @@ class Findings(tuple):
         """The gradients holding NaN or Inf (severity ``"warning"``)."""
         return tuple(f for f in self if f.severity == "warning")
 
+    @property
+    def notes(self) -> tuple[Finding, ...]:
+        """What changes no result (severity ``"note"``): a gradient of zeros."""
+        return tuple(f for f in self if f.severity == "note")
+
     def __str__(self) -> str:
         if not self:
             return (
@@ -136,7 +148,7 @@ class Findings(tuple):
             return f"<p>{html.escape(str(self))}</p>"
         items = []
         for f in self:
-            colour = "#b00020" if f.severity == "error" else "#a05a00"
+            colour = _COLOURS[f.severity]
             items.append(
                 f'<li><span style="color: {colour}">{html.escape(f.message)}</span>'
                 f"<br><b>Fix:</b> {html.escape(f.fix)}</li>"

@@ -22,7 +22,7 @@ from ..engine.recorder import (
 )
 from .diagnosis import diagnose
 from .findings import Findings
-from .log import ExplainLog, preview, user_namespace
+from .log import LIVE_LOGS, ExplainLog, preview, user_namespace
 from .model import (
     Assign,
     Binding,
@@ -43,7 +43,7 @@ from .model import (
     Watch,
 )
 
-__all__ = ["explain_tape", "graph_from_tape"]
+__all__ = ["explain_tape", "graph_from_tape", "unseen_findings"]
 
 
 def graph_from_tape(
@@ -250,6 +250,8 @@ class _Builder:
                     line = event[2]
             same_as = first_of.get(log.objects.get(key))
             var = log.variables.get(key) if origin == "variable" else None
+            made_at, made_from = log.made.get(key, (None, None))
+            path = getattr(var, "path", None) if var is not None else None
             values.append(
                 Value(
                     id=self.vid[key],
@@ -268,7 +270,11 @@ class _Builder:
                     same_as=None if same_as == self.vid[key] else same_as,
                     after_tape=key in log.after,
                     rebound_from=log.rebound_from.get(key),
+                    rebound_at=log.rebound_at.get(key),
                     created=created[key],
+                    made_at=made_at,
+                    made_from=made_from,
+                    path=path if isinstance(path, str) else None,
                 )
             )
         return tuple(values)
@@ -382,9 +388,23 @@ class _Builder:
                     here=r["here"],
                     via=r["via"],
                     error=r["error"],
+                    code=r.get("code"),
+                    source_paths=tuple(
+                        _path_text(path) for path in r.get("source_paths", ())
+                    ),
+                    target_types=r.get("target_types", ()),
+                    target_escapes=tuple(
+                        None if seq is None else self.escape_ids.get(seq)
+                        for seq in r.get("target_escapes", ())
+                    ),
                 )
             )
         return tuple(gradients)
+
+
+def _path_text(path: tuple) -> str:
+    """A place in a structure as code: ``[1]``, ``['w']``, ``[0][2]``."""
+    return "".join(f"[{key!r}]" for key in path)
 
 
 def _edges(ops: tuple[OpNode, ...]) -> tuple[Edge, ...]:
@@ -513,3 +533,65 @@ def _value_ids(log: ExplainLog, structure: Any) -> list | None:
         for item, ref in zip(items, refs)
         if item is not None
     ]
+
+
+def unseen_findings(namespace: dict) -> list[tuple[str | None, Findings]]:
+    """Why the gradients asked since they were last shown came out None or NaN.
+
+    For every tape with an explanation log still alive, the gradient requests
+    made since the log was last asked (in a later cell, say: ``grads =
+    tape.gradient(loss, w)`` after the ``%%tape`` cell) that gave a None, a
+    NaN or an Inf, or failed on a target that is not a tensor, are explained;
+    the log then counts them as shown. Notes (a gradient of zeros) are left
+    for ``tape.explain()``.
+
+    Args:
+        namespace: the user's names (IPython's ``user_ns``), to name tapes and
+            values.
+
+    Returns:
+        ``(tape name, findings)`` for each tape with something to say.
+
+    Example:
+        >>> import tapemagic.tf as tf
+        >>> w = tf.Variable(2.0)
+        >>> with tf.GradientTape(explain=True, persistent=True) as tape:
+        ...     y = tf.round(w)
+        >>> tape.gradient(y, w) is None
+        True
+        >>> ns = {"tape": tape}
+        >>> [(name, [f.cause for f in found]) for name, found in unseen_findings(ns)
+        ...  if name == "tape"]
+        [('tape', ['non_differentiable'])]
+        >>> [name for name, _ in unseen_findings(ns) if name == "tape"]
+        []
+    """
+    found = []
+    for log in list(LIVE_LOGS):
+        tape = log.tape
+        count = len(log.requests)
+        if tape is None or count <= log.shown:
+            continue
+        new = range(log.shown, count)
+        log.shown = count
+        if not any(_went_wrong(log.requests[i]) for i in new):
+            continue
+        name = next((k for k, v in namespace.items() if v is tape), None)
+        graph = graph_from_tape(tape, name=name, namespace=namespace)
+        ids = {f"g{i + 1}" for i in new}
+        findings = Findings(
+            f for f in diagnose(graph, requests=ids) if f.severity != "note"
+        )
+        if findings:
+            found.append((name, findings))
+    return found
+
+
+def _went_wrong(request: dict) -> bool:
+    """Whether a logged request gave a None, NaN or Inf, or failed on a
+    target that is not a tensor."""
+    if request["error"] is not None:
+        return any(kind is not None for kind in request.get("target_types", ()))
+    nones = any(summary[0] for summary in request["results"])
+    bad = any(nan or inf for nan, inf, _ in request.get("flags", ()))
+    return nones or bad

@@ -22,7 +22,8 @@ turns it into the plain graph model. Entries (``seq`` is the index in
      request, params, other_tapes, no_gradient_inputs, singular)
     ("convert", tensor_id, origin, python_type, escape_seq, line, state)
     ("read", variable_id, line, state, other_tapes)
-    ("escape", value_id, how, line, state)
+    ("escape", value_id, how, line, state)  # how "variable": a new variable's copy
+    ("variable", variable_id, initial_id_or_None, python_type, line, state)
     ("assign", variable_id, value_id_or_None, python_type, line, state)
     ("watch", tape_number, value_id, is_variable, line, state)
     ("tape", event, line)            # start, stop, pause, reset of the log's tape
@@ -36,6 +37,7 @@ computation ran the op, or None.
 
 from __future__ import annotations
 
+import linecache
 import math
 import sys
 import weakref
@@ -56,11 +58,12 @@ from ..engine.recorder import (
     ReadEvent,
     TapeEvent,
     ValueRef,
+    VariableEvent,
     WatchEvent,
     describe,
 )
 
-__all__ = ["ExplainLog", "preview", "user_location", "user_namespace"]
+__all__ = ["LIVE_LOGS", "ExplainLog", "preview", "user_location", "user_namespace"]
 
 # Packages whose frames are never "the user's line".
 _INTERNAL = ("tapemagic.", "IPython.", "ipykernel.")
@@ -73,6 +76,10 @@ _ESCAPES_KEPT = 256
 # under that name knows the name was rebound in between (``w = w - lr * g`` in
 # a plain cell), whether or not the variable itself still exists.
 _NAMED_VARIABLES: dict[str, tuple[int, str, tuple, np.dtype]] = {}
+
+# Every explanation log alive (held weakly: a log lives as long as its tape),
+# so that a gradient asked in a later cell can be explained under that cell.
+LIVE_LOGS: weakref.WeakSet = weakref.WeakSet()
 
 
 def user_location() -> tuple[str, int] | tuple[None, None]:
@@ -139,7 +146,10 @@ class ExplainLog(Listener):
         finite: tensor id -> whether every element is finite, for the outputs
             of ops with a singular point (log, sqrt, division, exp...).
         copies: tensor id -> the seq of the escape whose result it was made
-            from, for ``tf.constant`` copies the log linked to their escape.
+            from, for ``tf.constant`` copies the log linked to their escape,
+            and for variables made from a tensor (the escape ``"variable"``).
+        made: variable id -> ``(line, python type of the initial value)`` for
+            the variables created while the log listened.
         objects: tensor id -> a number per Python or NumPy object (floats,
             lists, arrays; not ints, which Python shares), for tensors
             converted from one; equal numbers mean the very same object.
@@ -150,6 +160,9 @@ class ExplainLog(Listener):
         rebound_from: tensor id -> the variable's name (``"w:0"``), for a plain
             tensor bound to a user name that held that Variable at the end of
             an earlier ``%%tape`` cell.
+        rebound_at: for such a tensor, where the name was bound last
+            (``("In[4]", 2, "w = w - lr * g")``), when :attr:`assignment_of`
+            (set by the magic, reading the notebook's history) finds it.
         bindings, names: filled in by the magic from the user namespace (see
             :meth:`note_namespace`).
         label_for: turns another cell's file name into a label (``"In[7]"``)
@@ -161,6 +174,8 @@ class ExplainLog(Listener):
         previews: tensor id -> its value as it was then, for watched tensors and
             the sources of gradient requests: a small copy that :func:`preview`
             turns into a short text (see :func:`_glimpse`).
+        shown: how many of :attr:`requests` were explained to the user already
+            (by the ``%%tape`` view, or under a later cell).
 
     Example:
         >>> from tapemagic.engine import GradientTape, Variable
@@ -192,10 +207,13 @@ class ExplainLog(Listener):
         self.variables: dict[int, Any] = {}  # id -> the variable
         self.finite: dict[int, bool] = {}
         self.copies: dict[int, int] = {}
+        self.made: dict[int, tuple[int | None, str]] = {}
         self.objects: dict[int, int] = {}
         self.after: set[int] = set()
         self.previous: dict[str, int] = {}
         self.rebound_from: dict[int, str] = {}
+        self.rebound_at: dict[int, tuple[str, int, str]] = {}
+        self.assignment_of: Callable[[str], tuple[str, int, str] | None] | None = None
         self.bindings: tuple = ()
         self.names: dict[int, tuple[str, ...]] = {}
         self.label_for: Callable[[str], str | None] | None = None
@@ -225,6 +243,8 @@ class ExplainLog(Listener):
         # Small copies of values shown as previews (see _glimpse), formatted
         # only when a view asks for them.
         self.previews: dict[int, np.ndarray | str] = {}
+        self.shown = 0
+        LIVE_LOGS.add(self)
 
     # -- wiring --------------------------------------------------------------
     def bind(self, tape: Any) -> None:
@@ -405,14 +425,7 @@ class ExplainLog(Listener):
             origin = "numpy"
         else:
             origin = "python"
-        if not isinstance(value, (bool, int)) and describe(value) is None:
-            # The same float, list or array converted again is one object;
-            # Python ints are shared (small ones are cached), so never linked.
-            kept = self._sources.get(id(value))
-            if kept is None or kept[0] is not value:
-                kept = (value, len(self._sources) + 1)
-                _remember(self._sources, id(value), kept)
-            self.objects[tensor.id] = kept[1]
+        self._note_object(tensor.id, value)
         self.events.append(
             (
                 "convert",
@@ -427,6 +440,17 @@ class ExplainLog(Listener):
         # The value joins `values` when it is first used: tf.constant makes
         # an intermediate tensor that is never used.
         self._converted[tensor.id] = (origin, seq)
+
+    def _note_object(self, key: int, value: Any) -> None:
+        # The same float, list or array converted again is one object; Python
+        # ints are shared (small ones are cached), so never linked.
+        if isinstance(value, (bool, int)) or describe(value) is not None:
+            return
+        kept = self._sources.get(id(value))
+        if kept is None or kept[0] is not value:
+            kept = (value, len(self._sources) + 1)
+            _remember(self._sources, id(value), kept)
+        self.objects[key] = kept[1]
 
     def on_variable_read(self, event: ReadEvent) -> None:
         """A variable was read (by an op, ``read_value``, ``convert_to_tensor``...)."""
@@ -466,6 +490,24 @@ class ExplainLog(Listener):
                 self.state,
             )
         )
+
+    def on_variable(self, event: VariableEvent) -> None:
+        """A variable was created; one made from a tensor copies it (an escape)."""
+        var, initial = event.variable, event.initial
+        self.see(var)
+        line = self._line()
+        self.made[var.id] = (line, event.python_type)
+        source = getattr(event, "source", None)
+        if initial is None and source is not None:
+            self._note_object(var.id, source)
+        if initial is not None:
+            self.see(initial)
+            self.copies[var.id] = len(self.events)
+            self.events.append(("escape", initial.id, "variable", line, self.state))
+        self.events.append(
+            ("variable", var.id, initial and initial.id, event.python_type, line,
+             self.state)
+        )  # fmt: skip
 
     def on_watch(self, event: WatchEvent) -> None:
         """``tape.watch`` was called on one tensor or variable."""
@@ -521,12 +563,16 @@ class ExplainLog(Listener):
             where = self.label_for(filename) if self.label_for is not None else None
             where = where or filename
         number = len(self.requests)
+        code = None
+        if filename is not None and self.via is None:
+            code = linecache.getline(filename, line).strip() or None
         self.requests.append(
             {
                 "kind": event.kind,
                 "tape": self.tape_number(event.tape),
                 "where": where,
                 "line": line,
+                "code": code,
                 "here": here,
                 "via": self.via,
                 "targets": (),
@@ -549,6 +595,16 @@ class ExplainLog(Listener):
         request = self.requests[number]
         request["targets"] = self._ids(event.targets)
         request["sources"] = self._ids(event.sources)
+        request["source_paths"] = tuple(getattr(event, "source_paths", ()))
+        # What a target that is not a tensor was, and the escape (float(),
+        # .numpy()...) that handed it to the user, when the log saw it.
+        kinds, escapes = [], []
+        for ref, obj in zip(event.targets, getattr(event, "target_objects", ())):
+            kept = None if ref is not None else self._escaped.get(id(obj))
+            kinds.append(None if ref is not None else type(obj).__name__)
+            escapes.append(kept[1] if kept is not None and kept[0] is obj else None)
+        request["target_types"] = tuple(kinds)
+        request["target_escapes"] = tuple(escapes)
         error = event.error
         if error is not None:
             request["error"] = f"{type(error).__name__}: {error}"
@@ -639,8 +695,14 @@ class ExplainLog(Listener):
                     same = old_ref.shape == shape and old_ref.dtype == dtype
                     if same and old_ref.id > var_id:
                         self.rebound_from[old_ref.id] = var_name
+                        if self.assignment_of is not None:
+                            found = self.assignment_of(name)
+                            if found is not None:
+                                self.rebound_at[old_ref.id] = found
             if old is not new:
-                if old_ref is not None and old_ref.id in self.values:
+                if old_ref is not None:
+                    # What the name held before (a source list may still hold it).
+                    self.see(old_ref)
                     self.previous[name] = old_ref.id
                 if new_ref is not None:
                     self.see(new_ref)

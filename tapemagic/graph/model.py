@@ -115,6 +115,14 @@ class Value:
         created: the order in which this graph's values were created (1 for
             the oldest), before the tape or during it; a value can only have
             been computed from values created before it.
+        made_at: for a variable created while the log listened, the line
+            that created it.
+        made_from: for such a variable, the type of the value it was created
+            from (``"int"`` for ``tf.Variable(5)``); a variable made from a
+            tensor has ``escape`` set too (the escape ``"variable"``).
+        path: a Keras weight's path (``"dense_1/kernel"``).
+        rebound_at: for a value with ``rebound_from``, the line of an earlier
+            cell that bound the name last: ``(cell label, line, code)``.
     """
 
     id: str
@@ -134,6 +142,10 @@ class Value:
     after_tape: bool = False
     rebound_from: str | None = None
     created: int | None = None
+    made_at: int | None = None
+    made_from: str | None = None
+    path: str | None = None
+    rebound_at: tuple[str, int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -222,8 +234,9 @@ class Read:
 class Escape:
     """A value leaving the engine.
 
-    ``how`` is ``numpy``, ``__array__``, ``float``, ``int``, or ``constant``
-    (``tf.constant`` copied the tensor or variable into a new, unlinked tensor).
+    ``how`` is ``numpy``, ``__array__``, ``float``, ``int``, ``constant``
+    (``tf.constant`` copied the tensor or variable into a new, unlinked tensor)
+    or ``variable`` (a new ``tf.Variable`` copied it as its initial value).
     """
 
     id: str
@@ -299,9 +312,16 @@ class GradientRequest:
         output_gradients: whether output gradients were given.
         where: the cell (``"In[7]"``) or file the call was made in.
         line: the line of the call there.
+        code: the text of that line, when known (a later cell's too).
         here: whether it was made in the tape's own cell.
         via: set when the ``%%tape`` magic made the call (its options).
         error: ``"RuntimeError: ..."`` when the call raised.
+        source_paths: where each source sits in the structure given, as
+            ``[1]``, ``['w']`` or ``[0][2]`` (``""`` for a source given alone).
+        target_types: for each target that is not a tensor, its Python type
+            (``"float"``); None for a tensor.
+        target_escapes: for such a target, the escape that made it (``float()``
+            or ``.numpy()`` handed it to the user), if the log saw it.
     """
 
     id: str
@@ -318,6 +338,10 @@ class GradientRequest:
     here: bool = False
     via: str | None = None
     error: str | None = None
+    code: str | None = None
+    source_paths: tuple[str, ...] = ()
+    target_types: tuple[str | None, ...] = ()
+    target_escapes: tuple[str | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -473,15 +497,32 @@ class Graph:
         return self.index.consumers(value_id)
 
     def name_of(self, value_id: str | None) -> str:
-        """A label for a value: its first user name, else its variable name or id."""
+        """A label for a value, never an internal id: its first user name, a
+        Keras weight's layer and name (``dense_1/kernel``), a variable's own
+        name, else what it is (``round result``, ``a tf.Variable``)."""
         if value_id is None:
             return "?"
         value = self.value(value_id)
         if value.names:
             return value.names[0]
+        if value.path:
+            return "/".join(value.path.split("/")[-2:])
         if value.variable is not None:
-            return value.variable.split(":")[0]
-        return value_id
+            name = value.variable.split(":")[0]
+            last = name.rsplit("/", 1)[-1]
+            if last != "Variable" and not (
+                last.startswith("Variable_") and last[9:].isdigit()
+            ):
+                return name
+            return "a tf.Variable"
+        op = self.producer(value_id)
+        if op is not None:
+            return f"{op.op} result"
+        return {
+            "numpy": "a NumPy array",
+            "python": f"a Python {value.python_type or 'value'}",
+            "constant": "a constant",
+        }.get(value.origin, "a tensor")
 
     # -- gradients computed inside the tape ----------------------------------
     def nested_requests(self) -> tuple[GradientRequest, ...]:

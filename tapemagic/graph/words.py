@@ -9,6 +9,7 @@ share.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -48,15 +49,68 @@ class Names:
 
     def of(self, value_id: str, q: Query | None = None) -> str:
         """What to call a value in a finding about ``q`` (if given)."""
+        request = q.request if q is not None else None
+        if request is not None and value_id == q.source:
+            return self.sources_of(q)[q.index]
+        return self._base(value_id, q)
+
+    def sources_of(self, q: Query) -> list[str]:
+        """The names of every source of ``q``'s request, in order; two sources
+        that would share a name get the expression the call wrote (``params[1]``),
+        else their full path or place, so no two are called alike."""
+        request = q.request
+        key = ("sources", request.id)
+        if key not in self._calls:
+            names = []
+            for index, source in enumerate(request.sources):
+                if source is None:
+                    names.append(f"source {index + 1}")
+                    continue
+                one = Query(source, q.targets, q.tape, q.before, request, None, index)
+                names.append(self._base(source, one))
+            self._calls[key] = self._distinct(request, names)
+        return self._calls[key]
+
+    def _distinct(self, request: GradientRequest, names: list[str]) -> list[str]:
+        counts = Counter(names)
+        if all(counts[n] == 1 for n in names):
+            return names
+        out = []
+        for index, name in enumerate(names):
+            if counts[name] == 1:
+                out.append(name)
+                continue
+            source = request.sources[index]
+            value = self.facts.values[source] if source is not None else None
+            placed = self._placed(request, index)
+            if placed is not None and placed not in names:
+                out.append(placed)
+            elif value is not None and value.path and value.path != name:
+                out.append(value.path)
+            else:
+                out.append(f"{name} (source {index + 1})")
+        return out
+
+    def _base(self, value_id: str, q: Query | None) -> str:
         facts = self.facts
         value = facts.values[value_id]
         if value.names:
             return value.names[0]
-        if q is not None and q.request is not None:
+        request = q.request if q is not None else None
+        if request is not None:
             written = self.written(q, value_id)
             if written is not None:
                 return written
-        if value.variable is not None:
+        if value.path:
+            # A Keras weight: its layer and name, "dense_1/kernel".
+            return "/".join(value.path.split("/")[-2:])
+        if request is not None and value_id == q.source:
+            # The expression written (params[0]) before the variable's own
+            # name: that name may now be the user's for another value.
+            placed = self._placed(request, q.index)
+            if placed is not None:
+                return placed
+        if value.variable is not None and not _anonymous(value.variable):
             return value.variable.split(":")[0]
         op = facts.index.producer(value_id)
         if op is not None:
@@ -64,14 +118,16 @@ class Names:
             if name is not None:
                 return name
         if q is not None and value_id == q.source:
-            if q.request is None or len(q.request.sources) == 1:
+            if request is None or len(request.sources) == 1:
                 return "the source"
-            return f"source #{q.index + 1}"
-        if q is not None and value_id in q.targets:
-            return "the target"
+            return f"the source {q.index + 1} of {len(request.sources)}"
         if op is not None:
             made = op_words(facts.values, op)
             return f"the result of {made} {at_line(op.line)}".rstrip()
+        if q is not None and value_id in q.targets:
+            return "the target"
+        if value.origin == "variable":
+            return "a tf.Variable"
         if value.origin == "numpy":
             return "a NumPy array"
         if value.origin == "python":
@@ -80,13 +136,25 @@ class Names:
             return "a constant"
         return "a tensor"
 
+    def _placed(self, request: GradientRequest, index: int) -> str | None:
+        """``params[1]``: the sources' expression as the call wrote it, and the
+        place of source ``index`` in the structure it gave."""
+        parsed = self._parsed(request)
+        paths = request.source_paths
+        if parsed is None or index >= len(paths) or not paths[index]:
+            return None
+        _, sources = parsed
+        if len(sources) != 1:
+            return None
+        (whole,) = sources
+        if not _simple(whole):
+            whole = f"({whole})"
+        return f"{whole}{paths[index]}"
+
     def written(self, q: Query, value_id: str) -> str | None:
         """How the ``gradient(...)`` call spelled the target or this source."""
         request = q.request
-        key = (request.via, request.here, request.line)
-        if key not in self._calls:
-            self._calls[key] = self._call_texts(request)
-        parsed = self._calls[key]
+        parsed = self._parsed(request)
         if parsed is None:
             return None
         targets, sources = parsed
@@ -96,12 +164,28 @@ class Names:
             return targets[request.targets.index(value_id)]
         return None
 
+    def written_target(self, q: Query) -> str | None:
+        """How the ``gradient(...)`` call spelled its target, whole."""
+        parsed = self._parsed(q.request)
+        if parsed is None:
+            return None
+        targets, _ = parsed
+        return targets[0] if len(targets) == 1 else f"[{', '.join(targets)}]"
+
+    def _parsed(self, request: GradientRequest) -> tuple | None:
+        key = (request.via, request.here, request.line, request.code)
+        if key not in self._calls:
+            self._calls[key] = self._call_texts(request)
+        return self._calls[key]
+
     def _call_texts(self, request: GradientRequest) -> tuple | None:
         if request.via is not None:
             call = option_call(request.via)
         elif request.here:
             code = self.facts.graph.cell.line(request.line)
             call = gradient_call(code, request.kind)
+        elif request.code is not None:
+            call = gradient_call(request.code, request.kind)
         else:
             return None
         if call is None:
@@ -125,6 +209,21 @@ class Names:
         return self._assigned[op.line]
 
 
+def _anonymous(variable: str) -> bool:
+    """Whether a variable's name is the default TensorFlow gives one made
+    without a name (``Variable:0``, ``outer/Variable_1:0``)."""
+    last = variable.split(":")[0].rsplit("/", 1)[-1]
+    return last == "Variable" or (
+        last.startswith("Variable_") and last[len("Variable_") :].isdigit()
+    )
+
+
+def _simple(text: str) -> bool:
+    """Whether an expression can take ``[i]`` as written (a name, attribute,
+    call or subscript)."""
+    return all(ch.isalnum() or ch in "_.()[]'\"" for ch in text)
+
+
 class Words:
     """The two sentences of one finding: what happened, and what to do.
 
@@ -139,6 +238,9 @@ class Words:
         names = facts.names
         self.source = names.of(q.source, q)
         self.target = " and ".join(dict.fromkeys(names.of(y, q) for y in q.targets))
+        if not self.target and q.request is not None:
+            # Targets that are not tensors: as the call spelled them.
+            self.target = names.written_target(q) or ""
         result = q.result
         if result is None:
             self.head = f"{self.source}: would be None because"
@@ -163,9 +265,16 @@ class Words:
             )
 
     def sentences(self, b: Break) -> tuple[str, str]:
-        """The finding's message and fix: the head, then the cause's own words."""
-        cause, fix = REGISTRY[b.cause].words(self, b)
-        return f"{self.head} {cause}.", f"{fix}."
+        """The finding's message and fix: the head, then the cause's own words
+        (a cause declared without a head words its message itself)."""
+        declared = REGISTRY[b.cause]
+        cause, fix = declared.words(self, b)
+        if not declared.headed:
+            return f"{cause}.", f"{fix}."
+        head = self.head
+        if declared.severity == "note":
+            head = f"{self.source}: the gradient is all zeros because"
+        return f"{head} {cause}.", f"{fix}."
 
     # -- pieces the causes' words use ----------------------------------------------
     def at(self, line: int | None) -> str:

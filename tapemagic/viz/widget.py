@@ -45,6 +45,8 @@ __all__ = [
 
 _RED = "#b91c1c"
 _AMBER = "#b45309"
+_NOTE = "#3a5a80"  # a note (a gradient of zeros): no result is wrong
+_COLOURS = {"error": _RED, "warning": _AMBER}
 _GREEN = "#15803d"
 _DIM = "#6b7280"
 _CELL = "padding:2px 8px;border-bottom:1px solid #e5e7eb;text-align:left"
@@ -286,7 +288,7 @@ def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
     if rest:
         parts.append('<div style="margin-top:6px"><b>Other findings</b></div><ul>')
         for f in rest:
-            colour = _RED if f.severity == "error" else _AMBER
+            colour = _COLOURS.get(f.severity, _NOTE)
             parts.append(
                 f'<li class="tm-finding"><span style="color:{colour}">{_e(f.message)}'
                 f"</span> <b>Fix:</b> {_e(f.fix)}</li>"
@@ -297,7 +299,7 @@ def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
 
 
 def _finding_html(finding: Finding) -> str:
-    colour = _RED if finding.severity == "error" else _AMBER
+    colour = _COLOURS.get(finding.severity, _NOTE)
     return (
         f'<div class="tm-finding" style="color:{colour}">{_e(finding.message)}</div>'
         f'<div class="tm-fix"><b>Fix:</b> {_e(finding.fix)}</div>'
@@ -633,7 +635,8 @@ class TapeWidget(widgets.VBox):
             if op.during is not None:
                 where += " (inside a gradient computed in the tape)"
             name = graph.name_of(gv.value)
-            if name == gv.value:  # no user name: never show an internal id
+            value = graph.value(gv.value)
+            if not (value.names or value.variable or value.path):  # unnamed
                 text = (
                     f"Step {k} of {len(steps)}: <b>{_e(op.op)}</b>{_e(where)} gets "
                     f"the cotangent of its output ({_e(what)})."
@@ -648,11 +651,15 @@ class TapeWidget(widgets.VBox):
 
 
 def _unique(options: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Dropdown labels, with the id added where two values share a name."""
+    """Dropdown labels, numbered where two values share a name (never an id)."""
     counts: dict[str, int] = {}
     for label, _ in options:
         counts[label] = counts.get(label, 0) + 1
-    return [
-        (f"{label} ({value})" if counts[label] > 1 else label, value)
-        for label, value in options
-    ]
+    seen: dict[str, int] = {}
+    unique = []
+    for label, value in options:
+        if counts[label] > 1:
+            seen[label] = seen.get(label, 0) + 1
+            label = f"{label} ({seen[label]})"
+        unique.append((label, value))
+    return unique

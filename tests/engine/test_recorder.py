@@ -225,3 +225,117 @@ def test_a_copy_by_tf_constant_is_an_escape():
     (escape,) = listener.of("on_escape")
     assert escape.how == "constant" and escape.value.variable is w
     assert escape.result is None
+
+
+# -- what an op reads is among its inputs; a variable tells what it copied ---------
+
+
+def test_a_mask_reaches_what_boolean_mask_picks_through_an_op():
+    w = tf.Variable([1.0, -2.0, 3.0])
+    x = tf.constant([10.0, 20.0, 30.0])
+    listener = Recording()
+    with GradientTape(explain=listener) as tape:
+        mask = w > 0
+        picked = tf.boolean_mask(x, mask)
+    np.testing.assert_array_equal(picked.numpy(), [10.0, 30.0])
+    ops = {e.op.name: e for e in listener.of("on_op")}
+    assert ops["where_indices"].input_ids == (id_of(mask),)
+    (positions,) = ops["where_indices"].output_ids
+    assert ops["gather"].input_ids[1] == positions
+    assert ops["gather"].op.no_gradient_inputs == (1,)
+    assert tape.gradient(tf.reduce_sum(picked), w) is None  # as in TensorFlow
+
+
+def test_tensors_that_set_a_shape_or_an_index_are_inputs_without_a_gradient():
+    w = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    x = tf.constant([1.0, 2.0, 3.0, 4.0])
+    k = tf.constant([1, 0])
+    listener = Recording()
+    with GradientTape(explain=listener):
+        shape = tf.shape(w)
+        y = tf.reshape(x, shape)
+        z = tf.zeros(shape)
+        f = tf.fill(shape, 2.0)
+        t = tf.tile(x, tf.constant([2]))
+        b = tf.broadcast_to(tf.constant(1.0), shape)
+        picked = x[k]
+        s = tf.slice(x, tf.constant([1]), tf.constant([2]))
+    ops = listener.of("on_op")
+    by_output = {e.output_ids[0]: e for e in ops}
+    assert by_output[id_of(shape)].op.name == "shape"
+    assert by_output[id_of(shape)].input_ids == (id_of(w),)
+    assert not by_output[id_of(shape)].op.differentiable
+    for made, read in [(y, shape), (z, shape), (f, shape), (b, shape), (picked, k)]:
+        event = by_output[id_of(made)]
+        assert event.input_ids[-1] == id_of(read), event.op.name
+        assert len(event.input_ids) - 1 in event.op.no_gradient_inputs
+    assert by_output[id_of(t)].op.name == "tile"
+    assert len(by_output[id_of(s)].input_ids) == 3  # the input, begin and size
+    np.testing.assert_array_equal(z.numpy(), np.zeros((2, 2)))
+    np.testing.assert_array_equal(picked.numpy(), [2.0, 1.0])
+    # The op's own facts are unchanged: reshape has a gradient for its input.
+    assert OP_TABLE["reshape"].vjp is not None
+    assert recorder.op_info(OP_TABLE["reshape"]).no_gradient_inputs == ()
+
+
+def test_shape_size_and_rank_of_a_tensor_are_ops_that_tapes_do_not_record():
+    w = tf.Variable([[1.0, 2.0, 3.0]])
+    with GradientTape() as tape:
+        n = tf.cast(tf.size(w), tf.float32) + tf.cast(tf.rank(w), tf.float32)
+        y = tf.reduce_sum(tf.cast(tf.shape(w), tf.float32)) * n
+    assert float(y) == 20.0  # (1 + 3) * (3 + 2)
+    assert tape.gradient(y, w) is None  # TensorFlow registers no gradient
+    assert tf.shape([[1, 2]]).numpy().tolist() == [1, 2]  # not a tensor: no op
+
+
+def test_a_variable_announces_what_it_was_made_from():
+    w = tf.Variable(2.0)
+    listener = Recording()
+    with GradientTape(explain=listener):
+        h = w * 3.0
+        v = tf.Variable(h, name="v")
+        tf.Variable(5)
+    made_v, made_n = listener.of("on_variable")
+    assert made_v.variable.id == id_of(v) and made_v.variable.variable is v
+    assert made_v.initial.id == id_of(h)
+    assert made_v.python_type == type(h).__name__
+    assert made_n.initial is None and made_n.python_type == "int"
+    assert made_n.variable.dtype == np.int32
+
+
+def test_a_listener_without_on_variable_is_not_told():
+    class Old:  # a listener written before on_variable existed
+        def __init__(self):
+            self.ops = 0
+
+        def __getattr__(self, name):
+            if name == "on_variable":
+                raise AttributeError(name)
+            return lambda event: None
+
+        def on_op(self, event):
+            self.ops += 1
+
+    old = Old()
+    state.observers.append(old)
+    try:
+        v = tf.Variable(tf.constant(1.0) * 2.0)
+    finally:
+        state.observers.remove(old)
+    assert old.ops == 1 and float(v) == 2.0
+
+
+def test_an_answer_tells_the_targets_given_and_where_each_source_sits():
+    w = tf.Variable(2.0)
+    b = tf.Variable(1.0)
+    listener = Recording()
+    with GradientTape(explain=listener, persistent=True) as tape:
+        y = w * b
+    tape.gradient(y, {"w": w, "pair": [b, w]})
+    with pytest.raises(TypeError, match="must be a tensor"):
+        tape.gradient([y, 3.0], w)
+    good, bad = listener.of("on_gradient_answered")
+    assert good.source_paths == (("pair", 0), ("pair", 1), ("w",))
+    assert good.target_objects == (y,)
+    assert bad.targets[1] is None and bad.target_objects[1] == 3.0
+    assert bad.error is not None and bad.source_paths == ((),)

@@ -411,14 +411,13 @@ def test_hostile_text_is_text_in_the_widget_and_its_static_html(text):
     sources = parse_html(widget._sources.value)
     for name in source_names(graph):
         assert normal(name) in sources.cells, name
-    # Dropdown labels are text: the names as they are (with the id where two
-    # sources share a name).
+    # Dropdown labels are text: the names as they are (numbered, never an
+    # internal id, where two sources share a name).
     names = source_names(graph)
-    ids = [s.value for s in graph.sources]
     labels = [label for label, _ in widget._source.options[1:]]
     assert labels == [
-        name if names.count(name) == 1 else f"{name} ({i})"
-        for name, i in zip(names, ids)
+        name if names.count(name) == 1 else f"{name} ({names[: k + 1].count(name)})"
+        for k, name in enumerate(names)
     ]
     page = static_html(graph, findings, widget.graph_part)
     twin_page = static_html(twin_graph, twin_findings, twin_widget.graph_part)

@@ -10,7 +10,13 @@ import textwrap
 import pytest
 
 import tapemagic.graph.cause as cause_module
-from tapemagic.graph.cause import REGISTRY, STAGES, Detector, declare_cause
+from tapemagic.graph.cause import (
+    REGISTRY,
+    SEVERITIES,
+    STAGES,
+    Detector,
+    declare_cause,
+)
 from tapemagic.graph.findings import CAUSES, Finding
 
 
@@ -22,7 +28,7 @@ def test_every_declared_cause_is_complete():
         assert cause.detectors, f"{code} is never detected"
         assert all(d.stage in STAGES for d in cause.detectors)
         assert callable(cause.words)
-        assert cause.severity in ("error", "warning")
+        assert cause.severity in SEVERITIES
 
 
 def test_each_stage_has_one_detector_per_rank():
@@ -35,6 +41,13 @@ def test_each_stage_has_one_detector_per_rank():
 def test_only_nan_is_a_warning():
     warnings = [c.code for c in REGISTRY.values() if c.severity == "warning"]
     assert warnings == ["nan_gradient"]
+
+
+def test_notes_change_no_result_and_are_never_errors():
+    notes = {c.code for c in REGISTRY.values() if c.severity == "note"}
+    assert notes >= {"source_is_target"}
+    with pytest.raises(ValueError, match="severity must be one of"):
+        declare_cause("loud", doc="d", detect=[], words=_words, severity="fatal")
 
 
 def test_a_finding_names_a_declared_cause():

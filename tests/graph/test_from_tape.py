@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import json
 import linecache
 import sys
@@ -11,6 +12,7 @@ import pytest
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
+import tapemagic.graph.from_tape as from_tape_module
 import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
 from tapemagic.engine.recorder import explain_listener
@@ -115,6 +117,9 @@ def test_small_cell_field_by_field(ip):
             here=True,
             via="--target ys --sources xs",
             error=None,
+            source_paths=("",),
+            target_types=(None,),
+            target_escapes=(None,),
         ),
     )
     assert graph.reads == (
@@ -282,3 +287,9 @@ def test_facts_for_the_diagnosis_reach_the_model(ip):
     # d/dwv of log(wv - 1) at [1, 4]: 1 / (wv - 1) = [inf, 1/3]; later adds
     # nothing, the tape never saw it made.
     np.testing.assert_allclose(ip.user_ns["g"].numpy(), [np.inf, 1.0 / 3.0])
+
+
+def test_docstring_examples():
+    result = doctest.testmod(from_tape_module)
+    assert result.attempted > 0
+    assert result.failed == 0

@@ -100,11 +100,38 @@ def test_lookups():
     assert g.producer("t1") is None
     assert [op.id for op in g.consumers("t3")] == ["op2"]
     assert g.consumers("t6") == ()
-    assert [g.name_of(v) for v in ("t1", "t5", "t6", None)] == ["w", "t5", "loss", "?"]
+    # never an internal id: an unnamed NumPy input says what it is
+    assert [g.name_of(v) for v in ("t1", "t5", "t6", None)] == [
+        "w",
+        "a NumPy array",
+        "loss",
+        "?",
+    ]
     with pytest.raises(KeyError):
         g.value("t99")
     with pytest.raises(KeyError):
         g.op("op9")
+
+
+def test_name_of_never_gives_a_class_name_or_an_id():
+    g = Graph(
+        TapeInfo(None, False, True, "new", True),
+        Cell(None, None),
+        values=(
+            Value("t1", "variable", (), "float32", True, variable="Variable:0"),
+            Value("t2", "variable", (), "float32", True, variable="outer/Variable_3:0"),
+            Value("t3", "variable", (2,), "float32", True, variable="kernel:0",
+                  path="sequential/dense_1/kernel"),
+            Value("t4", "op", (), "float32", True, op="op1"),
+        ),
+        ops=(OpNode("op1", 1, "exp", ("t1",), ("t4",), True, True, 2, "recording"),),
+    )  # fmt: skip
+    assert [g.name_of(v) for v in ("t1", "t2", "t3", "t4")] == [
+        "a tf.Variable",
+        "a tf.Variable",
+        "dense_1/kernel",
+        "exp result",
+    ]
 
 
 def test_name_of_falls_back_to_the_variable_name():
@@ -154,6 +181,10 @@ def test_to_dict_is_plain_json_data_and_round_trips():
         "after_tape": False,
         "rebound_from": None,
         "created": None,
+        "made_at": None,
+        "made_from": None,
+        "path": None,
+        "rebound_at": None,
     }
     assert data["ops"][1]["params"] == [["name", "'sum'"]]
     assert data["gradients"][0]["results"][1] == {

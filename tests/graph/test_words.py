@@ -54,11 +54,12 @@ def _graph(call: str) -> Graph:
     ("call", "source", "target"),
     [
         ("g = tape.gradient(out, a)", "a", "out"),
-        # Two calls on the line: no telling which one ran.
+        # Two calls on the line: no telling which one ran; the target is
+        # named by the op that made it.
         (
             "g = tape.gradient(out, a), tape.gradient(out, a)",
             "the source",
-            "the target",
+            "the result of exp at line 3",
         ),
     ],
 )

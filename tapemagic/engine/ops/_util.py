@@ -13,6 +13,7 @@ __all__ = [
     "check_axis",
     "float_tensor",
     "normalize_axes",
+    "read_tensors",
     "require_float",
     "static_shape",
 ]
@@ -53,6 +54,25 @@ def float_tensor(value: Any, op_name: str) -> Tensor:
             "first: tf.cast(x, tf.float32)."
         )
     return x
+
+
+def read_tensors(*values: Any) -> tuple[Tensor, ...]:
+    """The tensors among ``values`` (variables read as tensors), for ``apply``'s
+    ``reads``: parameters such as a shape given as a tensor, which listeners
+    hear as inputs without a gradient.
+
+    Example:
+        >>> t = convert_to_tensor([2, 3])
+        >>> read_tensors([2, 3], t) == (t,)
+        True
+    """
+    return tuple(
+        [
+            v if isinstance(v, Tensor) else convert_to_tensor(v)
+            for v in values
+            if isinstance(v, (Tensor, Variable))
+        ]
+    )
 
 
 def static_shape(shape: Any) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import indexing as _indexing
+from . import math as _math
 from . import shape as _shape
 from ._util import check_axis
 
@@ -52,7 +53,8 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
                [5., 6.]], dtype=float32)
     """
     x = convert_to_tensor(tensor)
-    m = convert_to_tensor(mask)._value
+    mask_tensor = convert_to_tensor(mask)
+    m = mask_tensor._value
     if m.ndim == 0:
         raise ValueError(
             f"mask cannot be scalar (got {m!r}). Give a mask with the shape of the "
@@ -72,8 +74,10 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
         )
     count = int(np.prod(m.shape, dtype=np.int64))
     flat = _shape.reshape(x, shape[:start] + (count,) + shape[start + m.ndim :])
-    picked = np.flatnonzero(m).astype(np.int64)
-    return _indexing.gather(flat, Tensor(picked), axis=start)
+    # The true positions come from an op on the mask, as in TensorFlow (a
+    # Where before the GatherV2), so the mask is an input of what is picked.
+    picked = _math.where_positions(mask_tensor)
+    return _indexing.gather(flat, picked, axis=start)
 
 
 def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None

@@ -32,6 +32,7 @@ from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, _notify_escape, convert_to_tensor
 from . import math as _math
+from ._util import read_tensors
 
 __all__ = [
     "constant",
@@ -113,7 +114,7 @@ def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> T
         >>> zeros([2]).numpy()
         array([0., 0.], dtype=float32)
     """
-    return Tensor(np.zeros(_dims(shape, "zeros"), dtypes.as_dtype(dtype)._np))
+    return _filled(shape, 0, dtype, "zeros")
 
 
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
@@ -123,7 +124,20 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
         >>> ones([2], dtype="int32").numpy()
         array([1, 1], dtype=int32)
     """
-    return Tensor(np.ones(_dims(shape, "ones"), dtypes.as_dtype(dtype)._np))
+    return _filled(shape, 1, dtype, "ones")
+
+
+def _filled(shape: Any, number: int, dtype: Any, what: str) -> Tensor:
+    # A shape given as a tensor makes this a fill op (as in TensorFlow) that
+    # reads it, so an explanation graph shows where the shape came from.
+    dims = _dims(shape, what)
+    np_dtype = dtypes.as_dtype(dtype)._np
+    if isinstance(shape, (Tensor, Variable)) and state.observers:
+        value = Tensor(np.asarray(number, dtype=np_dtype))
+        return apply(_fill.op, (value,), {"dims": dims}, read_tensors(shape))
+    if number == 0:
+        return Tensor(np.zeros(dims, np_dtype))
+    return Tensor(np.ones(dims, np_dtype))
 
 
 # NOTE: TensorFlow registers no gradient for ZerosLike/OnesLike: a path through
@@ -207,7 +221,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
             "repeat a tensor use tf.broadcast_to(value, dims) or tf.tile.",
             op="fill",
         )
-    return apply(_fill.op, (v,), {"dims": _dims(dims, "fill")})
+    return apply(_fill.op, (v,), {"dims": _dims(dims, "fill")}, read_tensors(dims))
 
 
 # -- range, eye -----------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
-from ._util import check_axis, static_shape
+from ._util import check_axis, read_tensors, static_shape
 
 __all__ = ["gather", "gather_nd", "getitem", "getitem_raw", "slice_"]
 
@@ -95,9 +95,10 @@ _strided_slice = defop(
 )
 
 
-def getitem_raw(x: Tensor, key: tuple) -> Tensor:
-    """``x[key]`` for a key already normalized (ints, slices, None, ..., arrays)."""
-    return apply(_strided_slice.op, (x,), {"key": key})
+def getitem_raw(x: Tensor, key: tuple, reads: tuple = ()) -> Tensor:
+    """``x[key]`` for a key already normalized (ints, slices, None, ..., arrays);
+    ``reads`` are the tensors the key was made of (see ``apply``)."""
+    return apply(_strided_slice.op, (x,), {"key": key}, reads)
 
 
 def getitem(tensor: Any, key: Any) -> Tensor:
@@ -129,6 +130,7 @@ def getitem(tensor: Any, key: Any) -> Tensor:
         array([4., 4., 6.], dtype=float32)
     """
     x = convert_to_tensor(tensor)
+    reads = read_tensors(*(key if isinstance(key, tuple) else (key,)))
     key = _normalize_key(key)
     if any(_is_advanced(k) for k in key):
         # NumPy broadcasts ints together with arrays; if such a group is split by
@@ -144,7 +146,7 @@ def getitem(tensor: Any, key: Any) -> Tensor:
                 "axes to the front. Index in two steps, or use tf.gather."
             )
     try:
-        return getitem_raw(x, key)
+        return getitem_raw(x, key, reads)
     except InvalidArgumentError as err:
         raise IndexError(f"Index out of range: {err}") from None
 
@@ -429,4 +431,4 @@ def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tenso
                 op="slice",
             )
         key.append(builtins.slice(start, start + length))
-    return getitem_raw(x, tuple(key))
+    return getitem_raw(x, tuple(key), read_tensors(begin, size))

@@ -79,6 +79,7 @@ __all__ = [
     "tanh_grad",
     "truediv",
     "where",
+    "where_positions",
 ]
 
 # NumPy warns on log(0), 0/0 and the like; TensorFlow computes inf/nan silently,
@@ -436,6 +437,18 @@ _where = defop(
 )
 
 
+def _where_indices_forward(condition: np.ndarray, *, flat: bool) -> np.ndarray:
+    if flat:
+        return np.flatnonzero(condition).astype(np.int64)
+    return np.argwhere(condition).astype(np.int64)
+
+
+# tf.where(condition) alone: the coordinates of the true elements (``flat``:
+# their positions in the flattened condition, as tf.boolean_mask picks them).
+# An op without a gradient, so that the condition is an input of what it picks.
+_where_indices = defop("where_indices", _where_indices_forward)
+
+
 def where(
     condition: Any, x: Any = None, y: Any = None, name: str | None = None
 ) -> Tensor:
@@ -455,11 +468,22 @@ def where(
     if cond._value.dtype != np.bool_:
         cond = cast(cond, dtypes.bool)
     if x is None and y is None:
-        return Tensor(np.argwhere(cond._value).astype(np.int64))
+        return apply(_where_indices.op, (cond,), {"flat": False})
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get coordinates).")
     x, y = convert_inputs((x, y))
     return apply(_where.op, (cond, x, y), {})
+
+
+def where_positions(mask: Tensor) -> Tensor:
+    """The positions of the true elements of ``mask`` in its flattened order,
+    as int64 (what ``tf.boolean_mask`` picks); nonzero numbers count as true.
+
+    Example:
+        >>> where_positions(convert_to_tensor([[True, False], [False, True]])).numpy()
+        array([0, 3])
+    """
+    return apply(_where_indices.op, (mask,), {"flat": True})
 
 
 # In VJPs, `ns.where(c, g, 0)` converts the 0 to g's dtype, as this function does

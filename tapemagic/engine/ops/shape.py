@@ -17,7 +17,7 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
-from ._util import check_axis, normalize_axes, static_shape
+from ._util import check_axis, normalize_axes, read_tensors, static_shape
 from .indexing import gather, gather_nd, getitem, getitem_raw, slice_
 
 __all__ = [
@@ -68,7 +68,8 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     new = static_shape(shape)
-    if new == x._value.shape:
+    reads = read_tensors(shape)
+    if new == x._value.shape and not reads:
         return x
     if -1 not in new and int(np.prod(new, dtype=np.int64)) != x._value.size:
         raise InvalidArgumentError(
@@ -76,7 +77,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
             f"{list(new)} ({int(np.prod(new, dtype=np.int64))} elements).",
             op="reshape",
         )
-    return apply(_reshape.op, (x,), {"shape": new})
+    return apply(_reshape.op, (x,), {"shape": new}, reads)
 
 
 def _inverse_perm(perm: tuple, nbatch: int) -> tuple[int, ...]:
@@ -167,10 +168,11 @@ _broadcast_to = defop(
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``input`` broadcast to ``shape`` (NumPy rules); the VJP sums it back."""
     x = convert_to_tensor(input)
+    reads = read_tensors(shape)
     shape = static_shape(shape)
-    if shape == x._value.shape:
+    if shape == x._value.shape and not reads:
         return x
-    return apply(_broadcast_to.op, (x,), {"shape": shape})
+    return apply(_broadcast_to.op, (x,), {"shape": shape}, reads)
 
 
 # -- stack, unstack, concat -----------------------------------------------------------
@@ -406,9 +408,10 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
         raise InvalidArgumentError(
             f"Expected multiples to be non-negative, but got {list(reps)}.", op="tile"
         )
-    if all(m == 1 for m in reps):
+    reads = read_tensors(multiples)
+    if all(m == 1 for m in reps) and not reads:
         return x
-    return apply(_tile.op, (x,), {"multiples": reps})
+    return apply(_tile.op, (x,), {"multiples": reps}, reads)
 
 
 # -- pad, reverse ------------------------------------------------------------------
@@ -571,7 +574,21 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     return apply(_reverse.op, (x,), {"axes": tuple(sorted(axes))})
 
 
-# -- static facts: shape, size, rank (not ops: no tape records them) ---------------
+# -- static facts: shape, size, rank ------------------------------------------------
+#
+# Ops without a gradient (TensorFlow registers none), so no tape records them;
+# for a tensor or variable they are ops all the same, so that an explanation
+# graph shows which value a shape came from.
+
+_shape_op = defop(
+    "shape",
+    lambda x, *, out_type: np.asarray(x.shape, dtype=out_type),
+    same_dtype=False,
+)
+_size_op = defop(
+    "size", lambda x, *, out_type: np.asarray(x.size, dtype=out_type), same_dtype=False
+)
+_rank_op = defop("rank", lambda x: np.asarray(x.ndim, dtype=np.int32), same_dtype=False)
 
 
 def _int_out_type(out_type: Any, what: str) -> np.dtype:
@@ -604,7 +621,10 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> 
         >>> shape([[1.0, 2.0, 3.0]]).numpy()
         array([1, 3], dtype=int32)
     """
-    return Tensor(np.asarray(_shape_of(input), dtype=_int_out_type(out_type, "shape")))
+    dtype = _int_out_type(out_type, "shape")
+    if isinstance(input, (Tensor, Variable)):
+        return apply(_shape_op.op, (convert_to_tensor(input),), {"out_type": dtype})
+    return Tensor(np.asarray(_shape_of(input), dtype=dtype))
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
@@ -614,8 +634,11 @@ def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> T
         >>> size([[1.0, 2.0, 3.0]]).numpy()
         np.int32(3)
     """
+    dtype = _int_out_type(out_type, "size")
+    if isinstance(input, (Tensor, Variable)):
+        return apply(_size_op.op, (convert_to_tensor(input),), {"out_type": dtype})
     count = int(np.prod(_shape_of(input), dtype=np.int64))
-    return Tensor(np.asarray(count, dtype=_int_out_type(out_type, "size")))
+    return Tensor(np.asarray(count, dtype=dtype))
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:
@@ -625,4 +648,6 @@ def rank(input: Any, name: str | None = None) -> Tensor:
         >>> rank([[1.0, 2.0, 3.0]]).numpy()
         np.int32(2)
     """
+    if isinstance(input, (Tensor, Variable)):
+        return apply(_rank_op.op, (convert_to_tensor(input),), {})
     return Tensor(np.asarray(len(_shape_of(input)), dtype=np.int32))

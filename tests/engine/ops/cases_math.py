@@ -77,6 +77,13 @@ CASES = [
     Case("less_equal", M.less_equal, BINARY, differentiable=False),
     Case("greater", M.greater, BINARY, differentiable=False),
     Case("greater_equal", M.greater_equal, BINARY, differentiable=False),
+    # tf.where(condition) alone: the coordinates of the true elements
+    Case(
+        "where_indices",
+        lambda x: M.where(M.greater(x, 0.0)),
+        UNARY,
+        differentiable=False,
+    ),
     Case(
         "logical_and",
         lambda x, y: M.logical_and(x > 0, y > 0),

@@ -425,3 +425,10 @@ CASES += [
         name="top_k",
     ),
 ]
+
+# tf.shape, tf.size and tf.rank of a tensor: ops without a gradient
+CASES += [
+    Case("shape", S.shape, unary_shapes(), differentiable=False),
+    Case("size", S.size, unary_shapes(), differentiable=False),
+    Case("rank", S.rank, unary_shapes(), differentiable=False),
+]
