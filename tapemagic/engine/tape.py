@@ -31,10 +31,11 @@ from . import op as _op
 from .backprop import backward, sweep_observers
 from .context import new_id, state
 from .dtypes import from_numpy
+from .eager_tensor import _ref
 from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
 from .op import Op, slim
 from .ops import shape as _shape
-from .tensor import Tensor, Variable, _ref, convert_to_tensor
+from .tensor import Tensor, Variable, convert_to_tensor
 from .tensor import array_of as _array_of
 
 __all__ = [

@@ -28,9 +28,10 @@ import numpy as np
 
 from .. import dtypes
 from ..context import state
+from ..eager_tensor import _notify_escape
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
-from ..tensor import Tensor, Variable, _notify_escape, convert_to_tensor
+from ..tensor import Tensor, Variable, convert_to_tensor
 from . import math as _math
 
 __all__ = [
