@@ -9,7 +9,7 @@ TensorFlow's rules (engine/values.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -21,7 +21,15 @@ from .events import ConvertEvent, EscapeEvent, ValueRef
 from .tensor_shape import TensorShape
 from .values import cast_value, default_array
 
-__all__ = ["Tensor", "contains_tensor", "pack_tensors", "to_array"]
+__all__ = [
+    "EagerTensor",
+    "Tensor",
+    "contains_tensor",
+    "pack_tensors",
+    "tensor_of",
+    "to_array",
+    "value_text",
+]
 
 
 class _Operators:
@@ -79,25 +87,51 @@ class _Ref:
         return f"<Reference wrapping {self._obj!r}>"
 
 
-def _format_value(array: Any) -> str:
-    if not np.ndim(array):
-        return str(array[()])
-    return np.array2string(np.asarray(array), separator=" ")
+def value_text(value: np.ndarray | np.generic, is_repr: bool) -> str:
+    """A value as TensorFlow prints it inside a tensor's or a variable's text.
+
+    ``repr`` gives a scalar as the Python number it holds (``0.10000000149011612``
+    for float32 0.1) and an array as NumPy's ``repr``; ``str`` gives NumPy's
+    ``str``. Text that spans lines starts on a line of its own.
+
+    Example:
+        >>> x = np.float32(0.1)
+        >>> value_text(x, is_repr=True), value_text(x, is_repr=False)
+        ('0.10000000149011612', '0.1')
+    """
+    if value.ndim:
+        text = repr(value) if is_repr else str(value)
+    else:
+        scalar = value[()]
+        text = repr(scalar.item()) if is_repr else str(scalar)
+    return "\n" + text if "\n" in text else text
+
+
+_new = object.__new__
 
 
 class Tensor(_Operators):
-    """An immutable n-dimensional array of one dtype.
+    """An immutable n-dimensional array of one dtype: ``tf.Tensor``.
 
     Build one with ``tf.constant`` or as the result of an op; tapes record the ops
-    that produce tensors from watched values.
+    that produce tensors from watched values. Every tensor is an
+    :class:`EagerTensor`, as in TensorFlow's eager mode; ``Tensor(array)`` builds
+    one from a NumPy array or scalar of a supported dtype.
 
     Example:
         >>> t = Tensor(np.array([1.0, 2.0], np.float32))
         >>> print(t)
         tf.Tensor([1. 2.], shape=(2,), dtype=float32)
+        >>> type(t).__name__, isinstance(t, Tensor)
+        ('EagerTensor', True)
     """
 
-    __slots__ = ("_value", "_id", "__weakref__")
+    # _sliced_from: (variable, key) when the tensor is variable[key], so that
+    # variable[key].assign(value) can write back (see `assign`); unset otherwise.
+    __slots__ = ("_value", "_id", "_sliced_from", "__weakref__")
+
+    def __new__(cls, value: np.ndarray | np.generic) -> Tensor:
+        return _new(EagerTensor if cls is Tensor else cls)
 
     def __init__(self, value: np.ndarray | np.generic) -> None:
         # Internal: `value` is already a NumPy array or scalar of a supported dtype.
@@ -181,25 +215,59 @@ class Tensor(_Operators):
             raise TypeError("Cannot iterate over a scalar tensor.")
         return iter(_Operators._unstack(self, axis=0))
 
+    # -- a slice of a variable -------------------------------------------------
+    @property
+    def assign(self) -> Callable[..., Any]:
+        """For ``variable[key]``, a function that assigns to that slice.
+
+        ``v[0, 0].assign(3.0)`` writes into ``v`` and returns what
+        ``v.assign`` returns; any other tensor has no ``assign``, as in TensorFlow.
+
+        Raises:
+            AttributeError: for a tensor that is not a slice of a variable.
+        """
+        try:
+            variable, key = self._sliced_from
+        except AttributeError:
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute 'assign'. A tensor "
+                "is immutable: assign to a tf.Variable (v.assign(value)) or to a "
+                "slice of one (v[0].assign(value))."
+            ) from None
+
+        def assign(value: Any, name: str | None = None) -> Any:
+            return variable._assign_slice(key, value)
+
+        return assign
+
+    @property
+    def assign_add(self) -> Any:
+        raise AttributeError(_no_slice_update(self, "assign_add", "+"))
+
+    @property
+    def assign_sub(self) -> Any:
+        raise AttributeError(_no_slice_update(self, "assign_sub", "-"))
+
+    # -- printing ----------------------------------------------------------------
     def __repr__(self) -> str:
-        value = self._value
-        text = repr(value[()]) if not value.ndim else repr(value)
-        if not value.ndim and text.startswith("np."):
-            text = str(value[()])
+        text = value_text(self._value, is_repr=True)
         return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self) -> str:
-        text = _format_value(self._value)
-        if "\n" in text:
-            text = "\n" + text
+        text = value_text(self._value, is_repr=False)
         return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec: str) -> str:
-        # f"{loss:.3f}" formats the value, as TensorFlow's tensors do.
-        if not spec:
-            return str(self)
-        value = self._value
-        return format(value[()] if not value.ndim else value, spec)
+        # TensorFlow formats the NumPy value: "{}" gives NumPy's str, and a
+        # scalar takes any number format (f"{loss:.3f}"); an array takes none.
+        try:
+            return self._value.__format__(spec)
+        except TypeError as err:
+            raise TypeError(
+                f"{err}: a tensor of shape {self.shape} holds no single number to "
+                f'format with {spec!r}. Format a scalar, e.g. f"{{t[0]:{spec}}}", or '
+                "the elements: np.array2string(t.numpy(), precision=3)."
+            ) from None
 
     def __reduce__(self) -> tuple:
         return Tensor, (self._value,)
@@ -209,6 +277,42 @@ class Tensor(_Operators):
 
     def __deepcopy__(self, memo: dict) -> Tensor:
         return self
+
+
+class EagerTensor(Tensor):
+    """The class of every tensor, under TensorFlow's name for a tensor with a value.
+
+    ``type(t).__name__`` is ``"EagerTensor"``, as TensorFlow's guides print it;
+    test for a tensor with ``isinstance(t, tf.Tensor)``.
+    """
+
+    __slots__ = ()
+
+
+def tensor_of(value: np.ndarray | np.generic) -> EagerTensor:
+    """A new tensor holding ``value``, a NumPy array or scalar of a supported dtype.
+
+    The engine's own constructor: what ``Tensor(value)`` does, without the
+    detour through ``Tensor.__new__`` (the op hot path builds one per op).
+
+    Example:
+        >>> tensor_of(np.float32(2.0))
+        <tf.Tensor: shape=(), dtype=float32, numpy=2.0>
+    """
+    t = _new(EagerTensor)
+    t._value = value
+    t._id = new_id()
+    return t
+
+
+def _no_slice_update(t: Tensor, method: str, sign: str) -> str:
+    missing = f"'{type(t).__name__}' object has no attribute '{method}'."
+    if hasattr(t, "_sliced_from"):
+        return (
+            f"{missing} A slice of a variable has only assign(), as in TensorFlow: "
+            f"write v[1:].assign(v[1:] {sign} delta)."
+        )
+    return f"{missing} A tensor is immutable: use v.{method}(delta) on a tf.Variable."
 
 
 def _ref(obj: Any) -> ValueRef:

@@ -17,17 +17,21 @@ import numpy as np
 from . import dtypes
 from .context import state
 from .eager_tensor import (
+    EagerTensor,
     Tensor,
     _notify_convert,
     contains_tensor,
     pack_tensors,
+    tensor_of,
     to_array,
 )
 from .errors import InvalidArgumentError
 from .tensor_shape import TensorShape
-from .variable import Variable
+from .variable import ResourceVariable, Variable
 
 __all__ = [
+    "EagerTensor",
+    "ResourceVariable",
     "Tensor",
     "TensorShape",
     "Variable",
@@ -36,6 +40,7 @@ __all__ = [
     "convert_to_tensor",
     "id_of",
     "is_tensor",
+    "tensor_of",
 ]
 
 
@@ -85,13 +90,14 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None,
             array = to_array(value, dtype_hint)
         except TypeError:
             array = None  # the hint does not fit: use the default dtype instead
-    t = Tensor(to_array(value, dtype) if array is None else array)
+    t = tensor_of(to_array(value, dtype) if array is None else array)
     if state.observers:
         _notify_convert(value, t, "constant")
     return t
 
 
-_TENSORS = (Tensor, Variable)
+# The concrete classes: the fast paths below test `type(x) is ...` against them.
+_TENSORS = (EagerTensor, ResourceVariable)
 
 
 def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
@@ -102,19 +108,19 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
     """
     # The common case, tensors of one dtype, needs no conversion at all.
     first = args[0] if args else None
-    if type(first) is Tensor:
+    if type(first) is EagerTensor:
         dtype = first._value.dtype
         for arg in args:
-            if type(arg) is not Tensor or arg._value.dtype != dtype:
+            if type(arg) is not EagerTensor or arg._value.dtype != dtype:
                 break
         else:
             return args
     if len(args) == 2 and type(args[0]) in _TENSORS and type(args[1]) in _TENSORS:
         # Tensors and variables (h @ w, h + b): read the variables, no more.
         x, y = args
-        if type(x) is Variable:
+        if type(x) is ResourceVariable:
             x = x._read()
-        if type(y) is Variable:
+        if type(y) is ResourceVariable:
             y = y._read()
         if x._value.dtype != y._value.dtype:
             raise _dtype_mismatch(1, y._value.dtype, x._value.dtype, args)
@@ -127,9 +133,9 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
     out = []
     for i, arg in enumerate(args):
         cls = type(arg)
-        if cls is Tensor:
+        if cls is EagerTensor:
             t = arg
-        elif cls is Variable or isinstance(arg, Variable):
+        elif cls is ResourceVariable or isinstance(arg, Variable):
             t = arg._read()
         elif isinstance(arg, Tensor):
             t = arg
@@ -141,7 +147,7 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
                 dtype = array.dtype
             else:
                 array = to_array(arg, dtypes.from_numpy(dtype), what=f"input #{i}")
-            t = Tensor(array)
+            t = tensor_of(array)
             if state.observers:
                 _notify_convert(arg, t, "input")
         if t._value.dtype != dtype:
@@ -160,7 +166,7 @@ def _python_scalar(value: float | int, dtype: np.dtype) -> Tensor:
     key = (type(value), value, dtype)
     t = _SCALARS.get(key)
     if t is None:
-        t = Tensor(to_array(value, dtypes.from_numpy(dtype), what="a Python number"))
+        t = tensor_of(to_array(value, dtypes.from_numpy(dtype), what="a Python number"))
         # -0.0 equals 0.0 and NaN equals nothing: neither can share a cache slot.
         if len(_SCALARS) < 4096 and value and value == value:
             _SCALARS[key] = t

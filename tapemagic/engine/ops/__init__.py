@@ -17,6 +17,7 @@ them (``operators``).
 """
 
 from .. import eager_tensor as _eager_tensor
+from .. import variable as _variable
 from . import (
     activations,
     composed_creation,
@@ -40,7 +41,7 @@ from . import (
     sorting,
 )
 
-operators.bind_operators(_eager_tensor._Operators)
+operators.bind_operators(_eager_tensor._Operators, _variable.Variable)
 
 __all__ = [
     "activations",

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import indexing as _indexing
@@ -73,7 +74,7 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
     count = int(np.prod(m.shape, dtype=np.int64))
     flat = _shape.reshape(x, shape[:start] + (count,) + shape[start + m.ndim :])
     picked = np.flatnonzero(m).astype(np.int64)
-    return _indexing.gather(flat, Tensor(picked), axis=start)
+    return _indexing.gather(flat, tensor_of(picked), axis=start)
 
 
 def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
@@ -133,7 +134,7 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
             op="repeat",
         )
     index = np.repeat(np.arange(dim, dtype=np.int64), np.broadcast_to(counts, (dim,)))
-    return _indexing.gather(x, Tensor(index), axis=ax)
+    return _indexing.gather(x, tensor_of(index), axis=ax)
 
 
 # -- meshgrid (composed of reshape and broadcast_to) ----------------------------------

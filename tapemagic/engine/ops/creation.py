@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import dtypes
 from ..context import state
-from ..eager_tensor import _notify_escape
+from ..eager_tensor import _notify_escape, tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
@@ -114,7 +114,7 @@ def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> T
         >>> zeros([2]).numpy()
         array([0., 0.], dtype=float32)
     """
-    return Tensor(np.zeros(_dims(shape, "zeros"), dtypes.as_dtype(dtype)._np))
+    return tensor_of(np.zeros(_dims(shape, "zeros"), dtypes.as_dtype(dtype)._np))
 
 
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
@@ -124,7 +124,7 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
         >>> ones([2], dtype="int32").numpy()
         array([1, 1], dtype=int32)
     """
-    return Tensor(np.ones(_dims(shape, "ones"), dtypes.as_dtype(dtype)._np))
+    return tensor_of(np.ones(_dims(shape, "ones"), dtypes.as_dtype(dtype)._np))
 
 
 # NOTE: TensorFlow registers no gradient for ZerosLike/OnesLike: a path through
@@ -314,7 +314,7 @@ def range(
     else:
         # computed in the target dtype, as TensorFlow's kernel does
         size = int(np.ceil(np.abs((last - first) / step)))
-    return Tensor(first + np.arange(size, dtype=target) * step)
+    return tensor_of(first + np.arange(size, dtype=target) * step)
 
 
 def eye(
@@ -347,7 +347,7 @@ def eye(
     if batch_shape is not None:
         batch = _dims(batch_shape, "eye")
         matrix = np.broadcast_to(matrix, batch + (rows, cols)).copy()
-    return Tensor(matrix)
+    return tensor_of(matrix)
 
 
 # -- constant -------------------------------------------------------------------------
@@ -415,12 +415,12 @@ def constant(
         if dtype is None:
             dtype = _first_tensor_dtype(value)
         array = np.array(_strip_tensors(value), copy=True)
-        t = Tensor(convert_to_tensor(array, dtype=dtype)._value)
+        t = tensor_of(convert_to_tensor(array, dtype=dtype)._value)
     else:
         array = convert_to_tensor(value, dtype=dtype)._value
         if isinstance(value, np.ndarray) and array is value:
             array = array.copy()  # the tensor must not change with the user's array
-        t = Tensor(array)
+        t = tensor_of(array)
     if shape is None:
         return t
     dims = _dims(shape, "constant")
@@ -429,9 +429,9 @@ def constant(
     if dims == current.shape:
         return t
     if current.size == size:
-        return Tensor(current.reshape(dims))
+        return tensor_of(current.reshape(dims))
     if current.size == 1:
-        return Tensor(np.full(dims, current.reshape(()), dtype=current.dtype))
+        return tensor_of(np.full(dims, current.reshape(()), dtype=current.dtype))
     raise TypeError(
         f"Eager execution of tf.constant with unsupported shape. Tensor {t} "
         f"(converted from {value!r}) has {current.size} elements, but got `shape` "
@@ -544,7 +544,7 @@ def _normal_like(
     dims = _dims(shape, kind)
     values = _standard(kind, _seeds.generator(kind, seed, dt._np), dims, dt)
     # composed of engine ops, as in TensorFlow: gradients reach mean and stddev
-    return _math.add(_math.multiply(Tensor(values), stddev_t), mean_t)
+    return _math.add(_math.multiply(tensor_of(values), stddev_t), mean_t)
 
 
 def random_normal(
@@ -662,12 +662,12 @@ def random_uniform(
                 op="uniform",
             )
         rng = _seeds.generator("uniform_int", seed, dt._np)
-        return Tensor(rng.integers(low, high, size=dims, dtype=dt._np))
+        return tensor_of(rng.integers(low, high, size=dims, dtype=dt._np))
     if not (min_is_zero and max_is_one):
         minval = convert_to_tensor(minval, dtype=dt)
         maxval = convert_to_tensor(maxval, dtype=dt)
     rng = _seeds.generator("uniform", seed, dt._np)
-    values = Tensor(_standard("uniform", rng, dims, dt))
+    values = tensor_of(_standard("uniform", rng, dims, dt))
     if min_is_zero:
         return values if max_is_one else _math.multiply(values, maxval)
     return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..namespace import TENSORS
 from ..op import apply, defop
@@ -455,7 +456,7 @@ def where(
     if cond._value.dtype != np.bool_:
         cond = cast(cond, dtypes.bool)
     if x is None and y is None:
-        return Tensor(np.argwhere(cond._value).astype(np.int64))
+        return tensor_of(np.argwhere(cond._value).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where needs both x and y, or neither (to get coordinates).")
     x, y = convert_inputs((x, y))

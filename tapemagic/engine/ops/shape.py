@@ -14,11 +14,19 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
 from ._util import check_axis, normalize_axes, static_shape
-from .indexing import gather, gather_nd, getitem, getitem_raw, slice_
+from .indexing import (
+    gather,
+    gather_nd,
+    getitem,
+    getitem_raw,
+    getitem_variable,
+    slice_,
+)
 
 __all__ = [
     "broadcast_to",
@@ -27,6 +35,7 @@ __all__ = [
     "gather",
     "gather_nd",
     "getitem",
+    "getitem_variable",
     "pad",
     "rank",
     "reshape",
@@ -604,7 +613,9 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> 
         >>> shape([[1.0, 2.0, 3.0]]).numpy()
         array([1, 3], dtype=int32)
     """
-    return Tensor(np.asarray(_shape_of(input), dtype=_int_out_type(out_type, "shape")))
+    return tensor_of(
+        np.asarray(_shape_of(input), dtype=_int_out_type(out_type, "shape"))
+    )
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
@@ -615,7 +626,7 @@ def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> T
         np.int32(3)
     """
     count = int(np.prod(_shape_of(input), dtype=np.int64))
-    return Tensor(np.asarray(count, dtype=_int_out_type(out_type, "size")))
+    return tensor_of(np.asarray(count, dtype=_int_out_type(out_type, "size")))
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:
@@ -625,4 +636,4 @@ def rank(input: Any, name: str | None = None) -> Tensor:
         >>> rank([[1.0, 2.0, 3.0]]).numpy()
         np.int32(2)
     """
-    return Tensor(np.asarray(len(_shape_of(input)), dtype=np.int32))
+    return tensor_of(np.asarray(len(_shape_of(input)), dtype=np.int32))
