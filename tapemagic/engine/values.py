@@ -2,9 +2,11 @@
 
 Python floats become float32 and ints int32 (int64 beyond its range); NumPy
 values keep their dtype (NumPy-only dtypes take the nearest TensorFlow one);
-lists take the dtype of their elements. A value converts to another dtype only
-without loss: 1 may become 1.0, but 1.5 never becomes an int. Tensors are not
-values here: engine/eager_tensor.py reads their arrays.
+lists take the dtype of their elements. A Python value converts to another
+dtype only without loss (1 may become 1.0, but 1.5 never becomes an int); a
+NumPy value converts to any dtype, as NumPy's ``astype`` casts it (an int
+tensor times ``np.float64(2.5)`` multiplies by 2), as in TensorFlow. Tensors are
+not values here: engine/eager_tensor.py reads their arrays.
 """
 
 from __future__ import annotations
@@ -103,19 +105,26 @@ def short(value: Any) -> str:
 
 
 def cast_value(value: Any, array: np.ndarray, dtype: DType, what: str) -> np.ndarray:
-    """``array`` (``default_array(value)``) in ``dtype``, if no value is lost.
+    """``array`` (``default_array(value)``) in ``dtype``.
+
+    A NumPy value is cast as NumPy casts it; a Python value only if no value
+    is lost.
 
     Raises:
-        TypeError: if the conversion would lose values (a float to an int, an
+        TypeError: if a Python value would lose values (a float to an int, an
             int to a bool, a complex to a real) or overflow.
 
     Example:
         >>> cast_value(1, default_array(1), dtypes.float64, "x").dtype
         dtype('float64')
+        >>> cast_value(np.float64(2.5), np.asarray(2.5), dtypes.int32, "x")
+        array(2, dtype=int32)
     """
     target = dtype._np
     if array.dtype == target:
         return array
+    if isinstance(value, (np.ndarray, np.generic)):
+        return array.astype(target)
     src, dst = array.dtype.kind, target.kind
     lossy = (src == "f" and dst in "iub") or (src == "c" and dst != "c")
     if lossy or (src in "iu" and dst == "b"):
@@ -124,15 +133,13 @@ def cast_value(value: Any, array: np.ndarray, dtype: DType, what: str) -> np.nda
             f"{what} would lose its {array.dtype} values. Use a tf.{dtype.name} value "
             f"or cast explicitly with tf.cast."
         )
-    if not isinstance(value, (np.ndarray, np.generic)):
-        # Python numbers convert straight to the target dtype: 0.1 as float64 must
-        # not pass through float32 on the way.
-        try:
-            return np.asarray(value, dtype=target)
-        except OverflowError:
-            raise TypeError(
-                f"Cannot convert {short(value)} to EagerTensor of dtype "
-                f"{dtype.name}: {what} is out of its range. Use a wider dtype, e.g. "
-                f"tf.cast(x, tf.int64), or a smaller value."
-            ) from None
-    return array.astype(target)
+    # Python numbers convert straight to the target dtype: 0.1 as float64 must
+    # not pass through float32 on the way.
+    try:
+        return np.asarray(value, dtype=target)
+    except OverflowError:
+        raise TypeError(
+            f"Cannot convert {short(value)} to EagerTensor of dtype "
+            f"{dtype.name}: {what} is out of its range. Use a wider dtype, e.g. "
+            f"tf.cast(x, tf.int64), or a smaller value."
+        ) from None
