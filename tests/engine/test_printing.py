@@ -26,7 +26,8 @@ def _error(e, words):
     text = str(e)
     if text.startswith("{{function_node"):
         text = text.split("}} ", 1)[1]
-    print(type(e).__name__ + ":", " ".join(text.split()[:words]).rstrip(".:"))
+    said = " ".join(text.split()[:words]).rstrip(".:")
+    print(f"{type(e).__name__}: {said}".rstrip())
 
 
 def _program_reprs():

@@ -33,6 +33,7 @@ from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import math as _math
+from ._util import shape_dims
 
 __all__ = [
     "constant",
@@ -50,39 +51,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-
-
-def _dims(shape: Any, what: str) -> tuple[int, ...]:
-    """A shape argument (int, sequence, TensorShape or int tensor) as a tuple."""
-    if isinstance(shape, (Tensor, Variable)):
-        shape = shape._value
-    if isinstance(shape, np.ndarray):
-        if shape.dtype.kind not in "iu":
-            raise TypeError(
-                f"{what}: a shape must hold integers, got a {shape.dtype} array "
-                f"{shape.tolist()!r}. Cast it: tf.cast(shape, tf.int32)."
-            )
-        shape = shape.tolist()
-    items = [shape] if isinstance(shape, (int, np.integer)) else shape
-    try:
-        items = list(items)
-    except TypeError:
-        raise TypeError(
-            f"{what}: cannot use {shape!r} as a shape. Pass a list of ints such as "
-            "[2, 3]."
-        ) from None
-    for d in items:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise TypeError(
-                f"{what}: shape {shape!r} holds {d!r}, not an int. Every dimension "
-                "must be a known integer, e.g. [2, 3]."
-            )
-    dims = tuple(int(d) for d in items)
-    if any(d < 0 for d in dims):
-        raise InvalidArgumentError(
-            f"{what}: dimensions must be >= 0, got shape {list(dims)}.", op=what
-        )
-    return dims
 
 
 def _notify_copy(value: Any) -> None:
@@ -114,7 +82,7 @@ def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> T
         >>> zeros([2]).numpy()
         array([0., 0.], dtype=float32)
     """
-    return tensor_of(np.zeros(_dims(shape, "zeros"), dtypes.as_dtype(dtype)._np))
+    return tensor_of(np.zeros(shape_dims(shape, "zeros"), dtypes.as_dtype(dtype)._np))
 
 
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
@@ -124,7 +92,7 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
         >>> ones([2], dtype="int32").numpy()
         array([1, 1], dtype=int32)
     """
-    return tensor_of(np.ones(_dims(shape, "ones"), dtypes.as_dtype(dtype)._np))
+    return tensor_of(np.ones(shape_dims(shape, "ones"), dtypes.as_dtype(dtype)._np))
 
 
 # NOTE: TensorFlow registers no gradient for ZerosLike/OnesLike: a path through
@@ -208,7 +176,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
             "repeat a tensor use tf.broadcast_to(value, dims) or tf.tile.",
             op="fill",
         )
-    return apply(_fill.op, (v,), {"dims": _dims(dims, "fill")})
+    return apply(_fill.op, (v,), {"dims": shape_dims(dims, "fill")})
 
 
 # -- range, eye -----------------------------------------------------------------------
@@ -341,11 +309,11 @@ def eye(
         array([[1., 0., 0.],
                [0., 1., 0.]], dtype=float32)
     """
-    (rows,) = _dims([num_rows], "eye")
-    (cols,) = (rows,) if num_columns is None else _dims([num_columns], "eye")
+    (rows,) = shape_dims([num_rows], "eye")
+    (cols,) = (rows,) if num_columns is None else shape_dims([num_columns], "eye")
     matrix = np.eye(rows, cols, dtype=dtypes.as_dtype(dtype)._np)
     if batch_shape is not None:
-        batch = _dims(batch_shape, "eye")
+        batch = shape_dims(batch_shape, "eye")
         matrix = np.broadcast_to(matrix, batch + (rows, cols)).copy()
     return tensor_of(matrix)
 
@@ -423,7 +391,7 @@ def constant(
         t = tensor_of(array)
     if shape is None:
         return t
-    dims = _dims(shape, "constant")
+    dims = shape_dims(shape, "constant")
     size = _pymath.prod(dims)
     current = t._value
     if dims == current.shape:
@@ -541,7 +509,7 @@ def _normal_like(
     mean_t = convert_to_tensor(mean, dtype=dtype)
     stddev_t = convert_to_tensor(stddev, dtype=dtype)
     dt = _float_dtype(dtype, kind)
-    dims = _dims(shape, kind)
+    dims = shape_dims(shape, kind)
     values = _standard(kind, _seeds.generator(kind, seed, dt._np), dims, dt)
     # composed of engine ops, as in TensorFlow: gradients reach mean and stddev
     return _math.add(_math.multiply(tensor_of(values), stddev_t), mean_t)
@@ -642,7 +610,7 @@ def random_uniform(
                 f"tf.random.uniform(shape, maxval=10, dtype=tf.{dt.name})."
             )
         maxval = 1
-    dims = _dims(shape, "uniform")
+    dims = shape_dims(shape, "uniform")
     # TensorFlow skips the arithmetic for the default bounds 0 and 1 (Python ints).
     min_is_zero = type(minval) is int and minval == 0
     max_is_one = type(maxval) is int and maxval == 1

@@ -431,7 +431,7 @@ def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tenso
                [5., 6.]], dtype=float32)
     """
     x = convert_to_tensor(input_)
-    starts, sizes = static_shape(begin), static_shape(size)
+    starts, sizes = static_shape(begin, "slice"), static_shape(size, "slice")
     dims = x._value.shape
     if len(starts) != len(dims) or len(sizes) != len(dims):
         raise InvalidArgumentError(

@@ -76,7 +76,7 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
         TensorShape([2, 2])
     """
     x = convert_to_tensor(tensor)
-    new = static_shape(shape)
+    new = static_shape(shape, "reshape")
     if new == x._value.shape:
         return x
     if -1 not in new and int(np.prod(new, dtype=np.int64)) != x._value.size:
@@ -113,7 +113,11 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False,
     """
     x = convert_to_tensor(a)
     ndim = x._value.ndim
-    perm = tuple(range(ndim - 1, -1, -1)) if perm is None else static_shape(perm)
+    perm = (
+        tuple(range(ndim - 1, -1, -1))
+        if perm is None
+        else static_shape(perm, "transpose")
+    )
     if sorted(p % ndim if ndim else p for p in perm) != list(range(ndim)):
         raise InvalidArgumentError(
             f"transpose: perm {list(perm)} is not a permutation of the {ndim} axes of "
@@ -176,7 +180,7 @@ _broadcast_to = defop(
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``input`` broadcast to ``shape`` (NumPy rules); the VJP sums it back."""
     x = convert_to_tensor(input)
-    shape = static_shape(shape)
+    shape = static_shape(shape, "broadcast_to")
     if shape == x._value.shape:
         return x
     return apply(_broadcast_to.op, (x,), {"shape": shape})
@@ -402,7 +406,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
                [1., 2., 1., 2.]], dtype=float32)
     """
     x = convert_to_tensor(input)
-    reps = static_shape(multiples)
+    reps = static_shape(multiples, "tile")
     ndim = x._value.ndim
     if len(reps) != ndim:
         raise InvalidArgumentError(
@@ -567,7 +571,7 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     ndim = x._value.ndim
-    items = static_shape(axis)
+    items = static_shape(axis, "reverse")
     axes = tuple(check_axis(a, ndim, "reverse") for a in items)
     if len(set(axes)) != len(axes):
         raise InvalidArgumentError(
