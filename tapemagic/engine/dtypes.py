@@ -37,7 +37,7 @@ class DType:
     Example:
         >>> float32.name, float32.is_floating, int32.is_integer
         ('float32', True, True)
-        >>> print(float32), [float32]
+        >>> print(float32, [float32])
         <dtype: 'float32'> [tf.float32]
     """
 
