@@ -320,7 +320,8 @@ def _ref(obj: Any) -> ValueRef:
     value = obj._value
     if isinstance(obj, Tensor):
         return ValueRef(obj._id, value.shape, value.dtype, value, None)
-    return ValueRef(obj._id, value.shape, value.dtype, value, obj)
+    # A variable, or what assign returned: the variable it reads.
+    return ValueRef(obj._id, value.shape, value.dtype, value, obj._handle)
 
 
 def _notify_escape(obj: Any, how: str, result: Any) -> None:

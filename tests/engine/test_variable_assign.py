@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import tapemagic.tf as tf
+from tapemagic.engine import recorder
 from tapemagic.engine.eager_tensor import EagerTensor
 
 
@@ -421,3 +422,13 @@ a slice keeps its value: tf.Tensor(
 not differentiable: None tf.Tensor([ 0. 12.], shape=(2,), dtype=float32)
 through a slice: tf.Tensor([0. 4. 6.], shape=(3,), dtype=float32)
 """  # noqa: E501
+
+
+def test_what_assign_returns_is_described_as_its_variable():
+    v = tf.Variable([1.0, 2.0], name="w")
+    unread = v[0].assign(3.0)
+    ref = recorder.describe(unread)
+    assert ref.variable is v and ref.id == recorder.describe(v).id
+    with tf.GradientTape() as tape:
+        tape.watch(unread)
+    assert tape.watched_variables() == (v,)
