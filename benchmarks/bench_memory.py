@@ -47,7 +47,7 @@ def rss_mib() -> float:
 
 def live_tensors() -> int:
     gc.collect()
-    return sum(1 for o in gc.get_objects() if type(o) is Tensor)
+    return sum(1 for o in gc.get_objects() if isinstance(o, Tensor))
 
 
 def digits() -> tuple[np.ndarray, np.ndarray]:

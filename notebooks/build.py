@@ -719,9 +719,10 @@ TRAINING = [
     ## The training step
 
     The whole step as a function. `@tf.function` makes TensorFlow compile it to
-    a graph; tapemagic runs everything eagerly and accepts the decorator as
-    a no-op, so the same code runs on both. `optimizer.apply(grads, weights)` is
-    Keras 3's spelling of `optimizer.apply_gradients(zip(grads, weights))`.
+    a graph; tapemagic runs the function eagerly, converting its arguments and
+    results as TensorFlow does, so the same code runs on both.
+    `optimizer.apply(grads, weights)` is Keras 3's spelling of
+    `optimizer.apply_gradients(zip(grads, weights))`.
     """),
     code("""
     @tf.function

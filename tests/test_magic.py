@@ -240,7 +240,7 @@ def test_other_magics_shell_lines_and_last_expression(ip):
     assert "from-the-shell" in captured.stdout
     assert "Wall time" in captured.stdout
     # The last expression displays as usual and becomes Out[n].
-    assert "numpy=array([[ 3.5]," in captured.stdout
+    assert "numpy=\narray([[ 3.5]," in captured.stdout
     out = ip.user_ns["Out"][ip.execution_count - 1]
     np.testing.assert_allclose(out.numpy(), [[3.5], [-4.0]])
     grad = ip.user_ns["tape"].gradient(ip.user_ns["z"], ip.user_ns["w"])

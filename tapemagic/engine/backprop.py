@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .context import state
+from .eager_tensor import tensor_of
 from .events import CotangentsReached
 from .namespace import ARRAYS, TENSORS
 from .op import Op
@@ -98,7 +99,7 @@ def backward(
     finally:
         if reached is not None:
             reached.tell()
-    return {key: Tensor(g) for key, g in grads.items()}
+    return {key: tensor_of(g) for key, g in grads.items()}
 
 
 def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
@@ -257,13 +258,13 @@ def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
     keys = [o._id for o in outputs]
     if not any(k in grads for k in keys):
         return
-    sub = {k: Tensor(grads[k]) for k in keys if k in grads}
+    sub = {k: tensor_of(grads[k]) for k in keys if k in grads}
     for k in sub:
         if k not in source_ids:
             del grads[k]
     for t in inputs:
         if t._id in grads and t._id not in sub:
-            sub[t._id] = Tensor(grads[t._id])
+            sub[t._id] = tensor_of(grads[t._id])
     results = _sweep_tensors([node], sub, source_ids, reach, reached)
     for t in inputs:
         if t._id in results and t._id not in keys:
@@ -293,7 +294,9 @@ def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
     first = next((g, o) for g, o in zip(gs, outputs) if g is not None)
     batch = first[0]._value.shape[: first[0]._value.ndim - first[1]._value.ndim]
     return tuple(
-        g if g is not None else Tensor(np.zeros(batch + o._value.shape, o._value.dtype))
+        g
+        if g is not None
+        else tensor_of(np.zeros(batch + o._value.shape, o._value.dtype))
         for g, o in zip(gs, outputs)
     )
 

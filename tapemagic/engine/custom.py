@@ -18,6 +18,7 @@ from typing import Any
 
 from . import nest
 from .context import state
+from .eager_tensor import tensor_of
 from .op import Op, _announce
 from .tape import GradientTape
 from .tensor import Tensor, convert_to_tensor
@@ -53,7 +54,7 @@ def custom_gradient(f: Callable | None = None) -> Callable:
         inputs = tuple(convert_to_tensor(a) for a in args)
         result, grad_fn, variables = _run_paused(f, inputs, kwargs)
         flat = [convert_to_tensor(r) for r in nest.flatten(result)]
-        outputs = tuple(Tensor(r._value) for r in flat)
+        outputs = tuple(tensor_of(r._value) for r in flat)
         if variables and "variables" not in _parameters(grad_fn):
             names = ", ".join(v.name for v in variables)
             raise TypeError(

@@ -37,6 +37,8 @@ class DType:
     Example:
         >>> float32.name, float32.is_floating, int32.is_integer
         ('float32', True, True)
+        >>> print(float32, [float32])
+        <dtype: 'float32'> [tf.float32]
     """
 
     __slots__ = ("_np", "name")
@@ -86,6 +88,10 @@ class DType:
 
     def __repr__(self) -> str:
         return f"tf.{self.name}"
+
+    def __str__(self) -> str:
+        # print(t.dtype) shows <dtype: 'float32'>, as in TensorFlow.
+        return f"<dtype: '{self.name}'>"
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, DType):

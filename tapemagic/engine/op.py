@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .context import state
+from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .namespace import register
@@ -233,13 +234,13 @@ def defop(
 
         def fn(x: Any, name: str | None = None, **params: Any) -> Any:
             # `apply`, inlined: the hot path is one NumPy call and one Tensor.
-            if type(x) is not Tensor:
+            if type(x) is not EagerTensor:
                 (x,) = convert_inputs((x,))
             try:
                 if params:
-                    result = Tensor(forward_(x._value, **params))
+                    result = tensor_of(forward_(x._value, **params))
                 else:  # unpacking an empty mapping costs more than the check
-                    result = Tensor(forward_(x._value))
+                    result = tensor_of(forward_(x._value))
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x,), err) from None
             if state.tapes or state.observers:
@@ -251,16 +252,16 @@ def defop(
         def fn(x: Any, y: Any, name: str | None = None, **params: Any) -> Any:
             # Two tensors of one dtype need no conversion at all.
             if not (
-                type(x) is Tensor
-                and type(y) is Tensor
+                type(x) is EagerTensor
+                and type(y) is EagerTensor
                 and x._value.dtype == y._value.dtype
             ):
                 x, y = convert_inputs((x, y))
             try:
                 if params:
-                    result = Tensor(forward_(x._value, y._value, **params))
+                    result = tensor_of(forward_(x._value, y._value, **params))
                 else:
-                    result = Tensor(forward_(x._value, y._value))
+                    result = tensor_of(forward_(x._value, y._value))
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x, y), err) from None
             if state.tapes or state.observers:
@@ -366,10 +367,10 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -
     except (ValueError, IndexError, TypeError) as err:
         raise _op_error(op, inputs, err) from None
     if op.multi_output:
-        outputs = tuple(Tensor(v) for v in value)
+        outputs = tuple(tensor_of(v) for v in value)
         result = outputs
     else:
-        result = Tensor(value)
+        result = tensor_of(value)
         outputs = (result,)
     if state.tapes or state.observers:
         _announce(op, inputs, outputs, params, reads)

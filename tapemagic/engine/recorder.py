@@ -174,7 +174,7 @@ def describe(obj: Any) -> ValueRef | None:
         return _new(ValueRef, (obj._id, value.shape, value.dtype, value, None))
     if isinstance(obj, Variable):
         value = obj._snapshot._value
-        return _new(ValueRef, (obj._id, value.shape, value.dtype, value, obj))
+        return _new(ValueRef, (obj._id, value.shape, value.dtype, value, obj._handle))
     return None
 
 

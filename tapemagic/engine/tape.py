@@ -31,10 +31,11 @@ from . import op as _op
 from .backprop import backward, sweep_observers
 from .context import new_id, state
 from .dtypes import from_numpy
+from .eager_tensor import _ref, tensor_of
 from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
 from .op import Op, slim
 from .ops import shape as _shape
-from .tensor import Tensor, Variable, _ref, convert_to_tensor
+from .tensor import Tensor, Variable, convert_to_tensor
 from .tensor import array_of as _array_of
 
 __all__ = [
@@ -421,10 +422,10 @@ class GradientTape:
             if item._value.dtype.kind not in "fc":
                 _warn_not_floating("watched tensor", item, "watch")
                 if isinstance(item, Variable):
-                    self._variables.setdefault(item._id, item)
+                    self._variables.setdefault(item._id, item._handle)
                 continue
             if isinstance(item, Variable):
-                self._watch_variable(item)
+                self._watch_variable(item._handle)
             else:
                 self._watched[item._id] = item
                 self._tracked.add(item._id)
@@ -603,7 +604,7 @@ class GradientTape:
         if g is None:
             if mode is UnconnectedGradients.NONE and not wanted:
                 return None
-            return Tensor(np.zeros(out_shape, y._value.dtype))
+            return tensor_of(np.zeros(out_shape, y._value.dtype))
         g = _shape.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
         return _shape.reshape(g, out_shape)
 
@@ -666,11 +667,11 @@ class GradientTape:
         )
         chunk = max(1, JACOBIAN_CHUNK_ELEMENTS // max(1, largest))
         if rows <= chunk:
-            return self._sweep({y._id: Tensor(np.ascontiguousarray(seed))}, wanted)
+            return self._sweep({y._id: tensor_of(np.ascontiguousarray(seed))}, wanted)
         parts: dict[int, list] = {s._id: [] for s in sources}
         for start in range(0, rows, chunk):
             block = np.ascontiguousarray(seed[start : start + chunk])
-            grads = self._sweep({y._id: Tensor(block)}, wanted)
+            grads = self._sweep({y._id: tensor_of(block)}, wanted)
             for key, part in parts.items():
                 part.append(grads.get(key))
         return {
@@ -785,7 +786,7 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
     seeds: dict[int, Tensor] = {}
     for i, (t, og) in enumerate(zip(targets, given)):
         if og is None:
-            seed = Tensor(np.ones(t._value.shape, t._value.dtype))
+            seed = tensor_of(np.ones(t._value.shape, t._value.dtype))
         else:
             seed = convert_to_tensor(og, dtype_hint=from_numpy(t._value.dtype))
             if seed._value.shape != t._value.shape:
@@ -808,7 +809,7 @@ def _result(g: Tensor | None, source: Tensor, mode: UnconnectedGradients,
     if g is not None and source._value.dtype.kind in "fc":
         return g
     if mode is UnconnectedGradients.ZERO:
-        return Tensor(np.zeros(shape, source._value.dtype))
+        return tensor_of(np.zeros(shape, source._value.dtype))
     return None
 
 

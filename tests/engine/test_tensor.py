@@ -297,13 +297,18 @@ def test_python_floats_convert_straight_to_a_float64_dtype():
 
 
 def test_format_spec_formats_the_value():
+    # As in TensorFlow, format() gives the NumPy value's format, not str(t).
     assert f"{constant(2.0 / 3.0):.3f}" == "0.667"
-    assert f"{constant(7)}" == "tf.Tensor(7, shape=(), dtype=int32)"
+    assert f"{constant(7)}" == "7"
     assert format(Variable(1.5).read_value(), "6.2f") == "  1.50"
 
 
-def test_variable_format_spec():
-    assert f"{Variable(2.5):.1f}" == "2.5"
+def test_variable_format_spec_is_refused_as_in_tensorflow():
+    assert f"{Variable(2.5)}" == repr(Variable(2.5))
+    with pytest.raises(
+        TypeError, match=r"ResourceVariable.__format__. .*v.numpy\(\):.1f"
+    ):
+        f"{Variable(2.5):.1f}"
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,7 @@ def test_small_cell_field_by_field(ip):
     )
     assert graph.escapes == graph.assigns == graph.watches == ()
     assert graph.tape_events == (TapeEvent(0, "start", 1), TapeEvent(6, "stop", 1))
-    assert graph.bindings == (Binding("ys", "t4", "tensor", None, "Tensor"),)
+    assert graph.bindings == (Binding("ys", "t4", "tensor", None, "EagerTensor"),)
     np.testing.assert_allclose(ip.user_ns["grads"].numpy(), 6.0)  # d(x*x+2)/dx
 
     data = graph.to_dict()

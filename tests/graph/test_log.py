@@ -309,8 +309,8 @@ def test_note_namespace():
     assert log.bindings == (
         ("arr", None, "numpy", None, "ndarray"),
         ("gone", None, None, "tensor", None),
-        ("w", rebound._id, "tensor", "variable", "Tensor"),
-        ("z", z._id, "tensor", None, "Tensor"),
+        ("w", rebound._id, "tensor", "variable", "EagerTensor"),
+        ("z", z._id, "tensor", None, "EagerTensor"),
     )
     assert log.names == {rebound._id: ("w",), z._id: ("old", "z")}
 

@@ -189,9 +189,7 @@ def test_with_name_scope_keeps_the_method_and_restores_the_scope() -> None:
 def test_guides_introduction_to_modules_and_basic_training_loops(capsys) -> None:
     """TensorFlow's "Introduction to modules" and "Basic training loops" guides,
     then the same model trained on a batched tf.data pipeline with an optimizer
-    and called through a tf.function with an input_signature. (``var.dtype.name``
-    where the guide prints ``var.dtype``: tapemagic prints a dtype as
-    ``tf.float32``, TensorFlow's str() as ``<dtype: 'float32'>``.)"""
+    and called through a tf.function with an input_signature."""
 
     class SimpleModule(tf.Module):
         def __init__(self, name=None):
@@ -233,7 +231,7 @@ def test_guides_introduction_to_modules_and_basic_training_loops(capsys) -> None
     print("Model results:", my_model(tf.constant([[2.0, 2.0, 2.0]])))
     print("Submodules:", [m.name for m in my_model.submodules])
     for var in my_model.variables:
-        print(var.shape, var.dtype.name, var.name)
+        print(var.shape, var.dtype, var.name)
 
     class MyModel(tf.Module):
         def __init__(self, **kwargs):
@@ -297,10 +295,10 @@ trainable variables: (<tf.Variable 'train_me:0' shape=() dtype=float32, numpy=5.
 all variables: (<tf.Variable 'train_me:0' shape=() dtype=float32, numpy=5.0>, <tf.Variable 'do_not_train_me:0' shape=() dtype=float32, numpy=5.0>)
 Model results: tf.Tensor([[18. 18.]], shape=(1, 2), dtype=float32)
 Submodules: ['dense', 'dense']
-(3,) float32 b:0
-(3, 3) float32 w:0
-(2,) float32 b:0
-(3, 2) float32 w:0
+(3,) <dtype: 'float32'> b:0
+(3, 3) <dtype: 'float32'> w:0
+(2,) <dtype: 'float32'> b:0
+(3, 2) <dtype: 'float32'> w:0
 Variables: (<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=0.0>, <tf.Variable 'Variable:0' shape=() dtype=float32, numpy=5.0>)
 W = 3.09, b = 1.79, loss=0.05625
 3.002 1.995 ['Variable:0', 'Variable:0']

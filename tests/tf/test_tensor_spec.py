@@ -133,7 +133,9 @@ def test_function_accepts_an_input_signature_and_runs_eagerly() -> None:
         def call(self, x):
             return x
 
-    assert Model().call(3) == 3
+    assert Model().call([[1, 2]]).dtype == tf.float32
+    with pytest.raises(TypeError, match="Binding inputs to tf.function failed"):
+        Model().call(3)
 
 
 @pytest.mark.parametrize(

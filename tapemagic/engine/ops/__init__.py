@@ -16,7 +16,8 @@ run in (engine/namespace.py). Importing this package registers every op in
 them (``operators``).
 """
 
-from .. import tensor as _tensor
+from .. import eager_tensor as _eager_tensor
+from .. import variable as _variable
 from . import (
     activations,
     composed_creation,
@@ -40,7 +41,7 @@ from . import (
     sorting,
 )
 
-operators.bind_operators(_tensor._Operators)
+operators.bind_operators(_eager_tensor._Operators, _variable.Variable)
 
 __all__ = [
     "activations",

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import indexing as _indexing
@@ -137,7 +138,7 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
             op="repeat",
         )
     index = np.repeat(np.arange(dim, dtype=np.int64), np.broadcast_to(counts, (dim,)))
-    return _indexing.gather(x, Tensor(index), axis=ax)
+    return _indexing.gather(x, tensor_of(index), axis=ax)
 
 
 # -- meshgrid (composed of reshape and broadcast_to) ----------------------------------

@@ -28,11 +28,12 @@ import numpy as np
 
 from .. import dtypes
 from ..context import state
+from ..eager_tensor import _notify_escape, tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
-from ..tensor import Tensor, Variable, _notify_escape, convert_to_tensor
+from ..tensor import Tensor, Variable, convert_to_tensor
 from . import math as _math
-from ._util import read_tensors
+from ._util import shape_dims, shape_reads
 
 __all__ = [
     "constant",
@@ -50,39 +51,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-
-
-def _dims(shape: Any, what: str) -> tuple[int, ...]:
-    """A shape argument (int, sequence, TensorShape or int tensor) as a tuple."""
-    if isinstance(shape, (Tensor, Variable)):
-        shape = shape._value
-    if isinstance(shape, np.ndarray):
-        if shape.dtype.kind not in "iu":
-            raise TypeError(
-                f"{what}: a shape must hold integers, got a {shape.dtype} array "
-                f"{shape.tolist()!r}. Cast it: tf.cast(shape, tf.int32)."
-            )
-        shape = shape.tolist()
-    items = [shape] if isinstance(shape, (int, np.integer)) else shape
-    try:
-        items = list(items)
-    except TypeError:
-        raise TypeError(
-            f"{what}: cannot use {shape!r} as a shape. Pass a list of ints such as "
-            "[2, 3]."
-        ) from None
-    for d in items:
-        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise TypeError(
-                f"{what}: shape {shape!r} holds {d!r}, not an int. Every dimension "
-                "must be a known integer, e.g. [2, 3]."
-            )
-    dims = tuple(int(d) for d in items)
-    if any(d < 0 for d in dims):
-        raise InvalidArgumentError(
-            f"{what}: dimensions must be >= 0, got shape {list(dims)}.", op=what
-        )
-    return dims
 
 
 def _notify_copy(value: Any) -> None:
@@ -130,14 +98,15 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
 def _filled(shape: Any, number: int, dtype: Any, what: str) -> Tensor:
     # A shape given as a tensor makes this a fill op (as in TensorFlow) that
     # reads it, so an explanation graph shows where the shape came from.
-    dims = _dims(shape, what)
+    dims = shape_dims(shape, what)
     np_dtype = dtypes.as_dtype(dtype)._np
-    if isinstance(shape, (Tensor, Variable)) and state.observers:
-        value = Tensor(np.asarray(number, dtype=np_dtype))
-        return apply(_fill.op, (value,), {"dims": dims}, read_tensors(shape))
+    reads = shape_reads(shape)
+    if reads and state.observers:
+        value = tensor_of(np.asarray(number, dtype=np_dtype))
+        return apply(_fill.op, (value,), {"dims": dims}, reads)
     if number == 0:
-        return Tensor(np.zeros(dims, np_dtype))
-    return Tensor(np.ones(dims, np_dtype))
+        return tensor_of(np.zeros(dims, np_dtype))
+    return tensor_of(np.ones(dims, np_dtype))
 
 
 # NOTE: TensorFlow registers no gradient for ZerosLike/OnesLike: a path through
@@ -221,7 +190,7 @@ def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
             "repeat a tensor use tf.broadcast_to(value, dims) or tf.tile.",
             op="fill",
         )
-    return apply(_fill.op, (v,), {"dims": _dims(dims, "fill")}, read_tensors(dims))
+    return apply(_fill.op, (v,), {"dims": shape_dims(dims, "fill")}, shape_reads(dims))
 
 
 # -- range, eye -----------------------------------------------------------------------
@@ -327,7 +296,7 @@ def range(
     else:
         # computed in the target dtype, as TensorFlow's kernel does
         size = int(np.ceil(np.abs((last - first) / step)))
-    return Tensor(first + np.arange(size, dtype=target) * step)
+    return tensor_of(first + np.arange(size, dtype=target) * step)
 
 
 def eye(
@@ -354,13 +323,13 @@ def eye(
         array([[1., 0., 0.],
                [0., 1., 0.]], dtype=float32)
     """
-    (rows,) = _dims([num_rows], "eye")
-    (cols,) = (rows,) if num_columns is None else _dims([num_columns], "eye")
+    (rows,) = shape_dims([num_rows], "eye")
+    (cols,) = (rows,) if num_columns is None else shape_dims([num_columns], "eye")
     matrix = np.eye(rows, cols, dtype=dtypes.as_dtype(dtype)._np)
     if batch_shape is not None:
-        batch = _dims(batch_shape, "eye")
+        batch = shape_dims(batch_shape, "eye")
         matrix = np.broadcast_to(matrix, batch + (rows, cols)).copy()
-    return Tensor(matrix)
+    return tensor_of(matrix)
 
 
 # -- constant -------------------------------------------------------------------------
@@ -428,23 +397,23 @@ def constant(
         if dtype is None:
             dtype = _first_tensor_dtype(value)
         array = np.array(_strip_tensors(value), copy=True)
-        t = Tensor(convert_to_tensor(array, dtype=dtype)._value)
+        t = tensor_of(convert_to_tensor(array, dtype=dtype)._value)
     else:
         array = convert_to_tensor(value, dtype=dtype)._value
         if isinstance(value, np.ndarray) and array is value:
             array = array.copy()  # the tensor must not change with the user's array
-        t = Tensor(array)
+        t = tensor_of(array)
     if shape is None:
         return t
-    dims = _dims(shape, "constant")
+    dims = shape_dims(shape, "constant")
     size = _pymath.prod(dims)
     current = t._value
     if dims == current.shape:
         return t
     if current.size == size:
-        return Tensor(current.reshape(dims))
+        return tensor_of(current.reshape(dims))
     if current.size == 1:
-        return Tensor(np.full(dims, current.reshape(()), dtype=current.dtype))
+        return tensor_of(np.full(dims, current.reshape(()), dtype=current.dtype))
     raise TypeError(
         f"Eager execution of tf.constant with unsupported shape. Tensor {t} "
         f"(converted from {value!r}) has {current.size} elements, but got `shape` "
@@ -554,10 +523,10 @@ def _normal_like(
     mean_t = convert_to_tensor(mean, dtype=dtype)
     stddev_t = convert_to_tensor(stddev, dtype=dtype)
     dt = _float_dtype(dtype, kind)
-    dims = _dims(shape, kind)
+    dims = shape_dims(shape, kind)
     values = _standard(kind, _seeds.generator(kind, seed, dt._np), dims, dt)
     # composed of engine ops, as in TensorFlow: gradients reach mean and stddev
-    return _math.add(_math.multiply(Tensor(values), stddev_t), mean_t)
+    return _math.add(_math.multiply(tensor_of(values), stddev_t), mean_t)
 
 
 def random_normal(
@@ -655,7 +624,7 @@ def random_uniform(
                 f"tf.random.uniform(shape, maxval=10, dtype=tf.{dt.name})."
             )
         maxval = 1
-    dims = _dims(shape, "uniform")
+    dims = shape_dims(shape, "uniform")
     # TensorFlow skips the arithmetic for the default bounds 0 and 1 (Python ints).
     min_is_zero = type(minval) is int and minval == 0
     max_is_one = type(maxval) is int and maxval == 1
@@ -675,12 +644,12 @@ def random_uniform(
                 op="uniform",
             )
         rng = _seeds.generator("uniform_int", seed, dt._np)
-        return Tensor(rng.integers(low, high, size=dims, dtype=dt._np))
+        return tensor_of(rng.integers(low, high, size=dims, dtype=dt._np))
     if not (min_is_zero and max_is_one):
         minval = convert_to_tensor(minval, dtype=dt)
         maxval = convert_to_tensor(maxval, dtype=dt)
     rng = _seeds.generator("uniform", seed, dt._np)
-    values = Tensor(_standard("uniform", rng, dims, dt))
+    values = tensor_of(_standard("uniform", rng, dims, dt))
     if min_is_zero:
         return values if max_is_one else _math.multiply(values, maxval)
     return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)

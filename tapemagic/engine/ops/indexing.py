@@ -16,9 +16,16 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
-from ._util import check_axis, read_tensors, static_shape
+from ._util import check_axis, read_tensors, shape_reads, static_shape
 
-__all__ = ["gather", "gather_nd", "getitem", "getitem_raw", "slice_"]
+__all__ = [
+    "gather",
+    "gather_nd",
+    "getitem",
+    "getitem_raw",
+    "getitem_variable",
+    "slice_",
+]
 
 
 def _index_item(item: Any) -> Any:
@@ -129,9 +136,32 @@ def getitem(tensor: Any, key: Any) -> Tensor:
         >>> getitem(x, (1, [0, 0, 2])).numpy()
         array([4., 4., 6.], dtype=float32)
     """
-    x = convert_to_tensor(tensor)
     reads = read_tensors(*(key if isinstance(key, tuple) else (key,)))
-    key = _normalize_key(key)
+    return _getitem(convert_to_tensor(tensor), _normalize_key(key), reads)
+
+
+def getitem_variable(variable: Variable, key: Any) -> Tensor:
+    """``variable[key]``: :func:`getitem` of a read of the variable.
+
+    For a strided-slice key (ints, slices, ``...``, ``tf.newaxis`` and scalar
+    int tensors) the result also has ``assign``, which writes into that slice
+    of the variable, as in TensorFlow: ``v[0, 1:].assign([5.0, 6.0])``.
+
+    Example:
+        >>> v = Variable([[1.0, 2.0], [3.0, 4.0]])
+        >>> v[:, 1].assign([7.0, 8.0]).numpy()
+        array([[1., 7.],
+               [3., 8.]], dtype=float32)
+    """
+    reads = read_tensors(*(key if isinstance(key, tuple) else (key,)))
+    normalized = _normalize_key(key)
+    result = _getitem(convert_to_tensor(variable), normalized, reads)
+    if not any(_is_advanced(k) for k in normalized):
+        result._sliced_from = (variable._handle, normalized)
+    return result
+
+
+def _getitem(x: Tensor, key: tuple, reads: tuple) -> Tensor:
     if any(_is_advanced(k) for k in key):
         # NumPy broadcasts ints together with arrays; if such a group is split by
         # a slice, None or ..., it moves the group's axes to the front, and a
@@ -404,7 +434,7 @@ def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tenso
                [5., 6.]], dtype=float32)
     """
     x = convert_to_tensor(input_)
-    starts, sizes = static_shape(begin), static_shape(size)
+    starts, sizes = static_shape(begin, "slice"), static_shape(size, "slice")
     dims = x._value.shape
     if len(starts) != len(dims) or len(sizes) != len(dims):
         raise InvalidArgumentError(
@@ -431,4 +461,4 @@ def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tenso
                 op="slice",
             )
         key.append(builtins.slice(start, start + length))
-    return getitem_raw(x, tuple(key), read_tensors(begin, size))
+    return getitem_raw(x, tuple(key), shape_reads(begin) + shape_reads(size))

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
 from ._util import float_tensor
@@ -249,7 +250,7 @@ def dropout(
     rng = _DROPOUT_RNG if seed is None else np.random.default_rng(seed)
     keep = rng.random(shape) >= rate
     scaled = multiply(t, np.asarray(1.0 / (1.0 - rate), t._value.dtype))
-    return multiply(scaled, Tensor(keep.astype(t._value.dtype)))
+    return multiply(scaled, tensor_of(keep.astype(t._value.dtype)))
 
 
 def l2_normalize(

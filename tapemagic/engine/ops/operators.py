@@ -76,8 +76,12 @@ def _rxor(self: Any, other: Any) -> Any:
     return math.logical_xor(other, self)
 
 
-def bind_operators(cls: type) -> None:
-    """Give ``cls`` (Tensor's and Variable's base) its operators, each an op."""
+def bind_operators(cls: type, variable: type) -> None:
+    """Give ``cls`` (Tensor's and Variable's base) its operators, each an op.
+
+    A variable's ``[]`` also remembers where a slice came from, so that
+    ``variable[key].assign(value)`` can write into it.
+    """
     operators = {
         "__add__": math.add,
         "__radd__": _radd,
@@ -117,3 +121,4 @@ def bind_operators(cls: type) -> None:
     # Called on the class, not on an instance: plain functions, not methods.
     cls._stack = staticmethod(shape.stack)
     cls._unstack = staticmethod(shape.unstack)
+    variable.__getitem__ = shape.getitem_variable

@@ -14,11 +14,19 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
-from ._util import check_axis, normalize_axes, read_tensors, static_shape
-from .indexing import gather, gather_nd, getitem, getitem_raw, slice_
+from ._util import check_axis, normalize_axes, shape_reads, static_shape
+from .indexing import (
+    gather,
+    gather_nd,
+    getitem,
+    getitem_raw,
+    getitem_variable,
+    slice_,
+)
 
 __all__ = [
     "broadcast_to",
@@ -27,6 +35,7 @@ __all__ = [
     "gather",
     "gather_nd",
     "getitem",
+    "getitem_variable",
     "pad",
     "rank",
     "reshape",
@@ -67,8 +76,8 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
         TensorShape([2, 2])
     """
     x = convert_to_tensor(tensor)
-    new = static_shape(shape)
-    reads = read_tensors(shape)
+    new = static_shape(shape, "reshape")
+    reads = shape_reads(shape)
     if new == x._value.shape and not reads:
         return x
     if -1 not in new and int(np.prod(new, dtype=np.int64)) != x._value.size:
@@ -105,7 +114,11 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False,
     """
     x = convert_to_tensor(a)
     ndim = x._value.ndim
-    perm = tuple(range(ndim - 1, -1, -1)) if perm is None else static_shape(perm)
+    perm = (
+        tuple(range(ndim - 1, -1, -1))
+        if perm is None
+        else static_shape(perm, "transpose")
+    )
     if sorted(p % ndim if ndim else p for p in perm) != list(range(ndim)):
         raise InvalidArgumentError(
             f"transpose: perm {list(perm)} is not a permutation of the {ndim} axes of "
@@ -168,8 +181,8 @@ _broadcast_to = defop(
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``input`` broadcast to ``shape`` (NumPy rules); the VJP sums it back."""
     x = convert_to_tensor(input)
-    reads = read_tensors(shape)
-    shape = static_shape(shape)
+    reads = shape_reads(shape)
+    shape = static_shape(shape, "broadcast_to")
     if shape == x._value.shape and not reads:
         return x
     return apply(_broadcast_to.op, (x,), {"shape": shape}, reads)
@@ -395,7 +408,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
                [1., 2., 1., 2.]], dtype=float32)
     """
     x = convert_to_tensor(input)
-    reps = static_shape(multiples)
+    reps = static_shape(multiples, "tile")
     ndim = x._value.ndim
     if len(reps) != ndim:
         raise InvalidArgumentError(
@@ -408,7 +421,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
         raise InvalidArgumentError(
             f"Expected multiples to be non-negative, but got {list(reps)}.", op="tile"
         )
-    reads = read_tensors(multiples)
+    reads = shape_reads(multiples)
     if all(m == 1 for m in reps) and not reads:
         return x
     return apply(_tile.op, (x,), {"multiples": reps}, reads)
@@ -561,7 +574,7 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """
     x = convert_to_tensor(tensor)
     ndim = x._value.ndim
-    items = static_shape(axis)
+    items = static_shape(axis, "reverse")
     axes = tuple(check_axis(a, ndim, "reverse") for a in items)
     if len(set(axes)) != len(axes):
         raise InvalidArgumentError(
@@ -624,7 +637,7 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> 
     dtype = _int_out_type(out_type, "shape")
     if isinstance(input, (Tensor, Variable)):
         return apply(_shape_op.op, (convert_to_tensor(input),), {"out_type": dtype})
-    return Tensor(np.asarray(_shape_of(input), dtype=dtype))
+    return tensor_of(np.asarray(_shape_of(input), dtype=dtype))
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
@@ -638,7 +651,7 @@ def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> T
     if isinstance(input, (Tensor, Variable)):
         return apply(_size_op.op, (convert_to_tensor(input),), {"out_type": dtype})
     count = int(np.prod(_shape_of(input), dtype=np.int64))
-    return Tensor(np.asarray(count, dtype=dtype))
+    return tensor_of(np.asarray(count, dtype=dtype))
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:
@@ -650,4 +663,4 @@ def rank(input: Any, name: str | None = None) -> Tensor:
     """
     if isinstance(input, (Tensor, Variable)):
         return apply(_rank_op.op, (convert_to_tensor(input),), {})
-    return Tensor(np.asarray(len(_shape_of(input)), dtype=np.int32))
+    return tensor_of(np.asarray(len(_shape_of(input)), dtype=np.int32))

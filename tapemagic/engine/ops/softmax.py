@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..namespace import register_helper
 from ..op import apply, defop
@@ -213,7 +214,7 @@ def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
 
 def _minus_one_hot_tensors(probs: Tensor, labels: np.ndarray) -> Tensor:
     classes = probs._value.shape[-1]
-    return probs - Tensor(np.eye(classes, dtype=probs._value.dtype)[labels])
+    return probs - tensor_of(np.eye(classes, dtype=probs._value.dtype)[labels])
 
 
 def _minus_one_hot_arrays(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:

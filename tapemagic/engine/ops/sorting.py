@@ -11,6 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import dtypes
+from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
@@ -54,7 +55,7 @@ def _take_along(x: Tensor, order: np.ndarray, axis: int) -> Tensor:
     """NumPy's ``take_along_axis``, as a ``gather`` batched over the other axes."""
     ndim = x._value.ndim
     perm = tuple(a for a in range(ndim) if a != axis) + (axis,)
-    index = Tensor(np.ascontiguousarray(np.transpose(order, perm)))
+    index = tensor_of(np.ascontiguousarray(np.transpose(order, perm)))
     picked = _indexing.gather(
         _shape.transpose(x, perm), index, axis=ndim - 1, batch_dims=ndim - 1
     )
