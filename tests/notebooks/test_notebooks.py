@@ -322,3 +322,65 @@ def test_notebook_output_shows_what_its_text_says(executed, name, record_propert
         record_property("accuracy", _number(r"Held-out accuracy: ([\d.]+)", out))
         record_property("training_seconds", _number(r"steps\) in ([\d.]+) s", out))
     FACTS[name](report)
+
+
+# -- the same course on TensorFlow ----------------------------------------------
+
+# What a run prints that depends on training or on the machine: the numbers a
+# float format writes, fit's timings, and a count of right answers.
+_RUN_DEPENDENT = re.compile(
+    r"\s*-?\d+\.\d*(?:e[-+]?\d+)?|\d+m?s(?:/step)?|\(\d+ of \d+\)"
+)
+
+
+def _comparable(stdout: str) -> list[str]:
+    """A cell's printed lines as they can be compared between the engines."""
+    lines = []
+    for line in stdout.splitlines():
+        if line.startswith("WARNING:tensorflow:"):
+            continue  # TensorFlow's own log (tf.function retracing notices)
+        lines.append(_RUN_DEPENDENT.sub("#", line))
+    return lines
+
+
+@pytest.fixture(scope="module")
+def on_tensorflow(tmp_path_factory):
+    """The --tensorflow build of the course, run on TensorFlow (the test extra
+    installs it: its absence fails here, never skips)."""
+    import tensorflow  # noqa: F401
+
+    folder = tmp_path_factory.mktemp("tensorflow-course")
+    assert _load_build().main(["--tensorflow", str(folder)]) == 0
+    reports: dict[str, dict] = {}
+
+    def run(name: str) -> dict:
+        if name not in reports:
+            reports[name] = run_notebook(folder / f"{name}.ipynb", timeout=300)
+        return reports[name]
+
+    return run
+
+
+# Notebook 5 prints tape.explain(), which is tapemagic's own.
+ON_TENSORFLOW = [name for name in COURSE if name != "05-why-is-my-gradient-none"]
+
+
+@pytest.mark.parametrize("name", ON_TENSORFLOW)
+def test_tensorflow_build_prints_what_tapemagic_prints(executed, on_tensorflow, name):
+    """Each cell prints the same lines on TensorFlow 2.21 as on tapemagic, up to
+    the numbers training produces. Where TensorFlow's error message is a prefix
+    of tapemagic's line, tapemagic's goes on to say what to do."""
+    ours, theirs = executed(name), on_tensorflow(name)
+    assert len(theirs["cells"]) == len(ours["cells"])
+    for mine, tf_cell in zip(ours["cells"], theirs["cells"]):
+        assert bool(mine["errors"]) == bool(tf_cell["errors"]), (
+            f"{name} cell {mine['index']}: errors differ:\n{mine['source']}\n"
+            f"tapemagic: {mine['errors']}\nTensorFlow: {tf_cell['errors']}"
+        )
+        a, b = _comparable(mine["stdout"]), _comparable(tf_cell["stdout"])
+        assert len(a) == len(b) and all(
+            x == y or x.startswith(y) for x, y in zip(a, b)
+        ), (
+            f"{name} cell {mine['index']} prints differently:\n{mine['source']}\n"
+            "--- tapemagic\n" + "\n".join(a) + "\n--- TensorFlow\n" + "\n".join(b)
+        )

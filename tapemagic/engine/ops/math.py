@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..namespace import TENSORS
 from ..op import apply, defop
