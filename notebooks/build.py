@@ -1485,6 +1485,14 @@ FIT = [
     code("""
     for weight, grad in zip(model.trainable_weights, grads):
         print(f"{weight.path:14} gradient {tuple(grad.shape)}")
+    print(f"size of the conv/bias gradient: {float(tf.norm(grads[1])):.0e}")
+    """),
+    md("""
+    The convolution's bias gets next to no gradient (rounding noise): the
+    normalization subtracts each channel's batch mean, so adding a constant
+    to a channel before it changes nothing after it. That is why a
+    convolution or dense layer followed by `BatchNormalization` is usually
+    written with `use_bias=False`; `beta` plays the bias's part.
     """),
     md("""
     ## `fit` runs our step
