@@ -51,6 +51,7 @@ from .engine.tape import (
     UnconnectedGradients,
     set_explain_default,
     set_explain_factory,
+    unwatchable,
 )
 from .engine.tensor import Tensor, Variable
 from .graph.diagnosis import diagnose
@@ -381,6 +382,16 @@ def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
             f"{option} {text!r} raised {type(err).__name__}: {_one_line(err)}.{hint}"
         ) from None
     for leaf in nest.flatten(value):
+        if option == "--watch" and isinstance(leaf, Variable) and unwatchable(leaf):
+            # a Keras weight, which tape.watch refuses as TensorFlow's does
+            watch = f"{text}.value" if leaf is value else f"[w.value for w in {text}]"
+            raise UsageError(
+                f"--watch {text!r} holds a Keras weight of type "
+                f"{type(leaf).__name__!r}, which tape.watch does not take (not "
+                "tf.Tensor or tf.Variable or ExtensionType). Watch the tf.Variable "
+                f"behind it: --watch {watch!r}, or drop --watch: the tape watches "
+                "trainable Keras weights when it reads them."
+            )
         if not isinstance(leaf, (Tensor, Variable)):
             shown = " ".join(repr(leaf).split())  # an array's repr has newlines
             shown = shown if len(shown) <= 40 else shown[:37] + "..."

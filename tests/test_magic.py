@@ -193,6 +193,30 @@ def test_no_watch_accessed_and_watch_option(ip):
     assert ip.user_ns["gw"] is None
 
 
+def test_watch_option_refuses_a_keras_weight_and_takes_its_value(ip):
+    """tape.watch refuses a Keras weight itself, as TensorFlow 2.21's does."""
+    run(ip, "layer = tf.keras.layers.Dense(1)\nlayer.build((None, 2))")
+    for text, watch in [
+        ("layer.kernel", "'layer.kernel.value'"),
+        ("layer.trainable_weights", "'[w.value for w in layer.trainable_weights]'"),
+    ]:
+        result, _ = run(ip, f"%%tape --quiet --watch {text}\ny = layer(x)")
+        assert isinstance(result.error_in_exec, UsageError)
+        message = str(result.error_in_exec)
+        assert f"--watch {text!r} holds a Keras weight of type 'Variable'" in message
+        assert f"Watch the tf.Variable behind it: --watch {watch}" in message
+    run(
+        ip,
+        "%%tape --quiet --no-watch-accessed --watch layer.kernel.value\n"
+        "y = tf.reduce_sum(layer(tf.ones((1, 2))))",
+    )
+    tape, layer = ip.user_ns["tape"], ip.user_ns["layer"]
+    assert tape.watched_variables() == (layer.kernel,)
+    run(ip, "gk, gb = tape.gradient(y, [layer.kernel, layer.bias])")
+    np.testing.assert_allclose(ip.user_ns["gk"].numpy(), [[1.0], [1.0]])
+    assert ip.user_ns["gb"] is None
+
+
 def test_name_out_and_single_source_structure(ip):
     run(ip, "%%tape --quiet --name t2 --out dz --target z --sources w\nz = w * 4.0")
     assert isinstance(ip.user_ns["t2"], GradientTape)

@@ -44,6 +44,7 @@ __all__ = [
     "set_diagnosis",
     "set_explain_default",
     "set_explain_factory",
+    "unwatchable",
 ]
 
 # Largest number of cotangent elements one jacobian sweep may hold per tensor;
@@ -404,15 +405,16 @@ class GradientTape:
         """Watch a tensor, a variable, or a nested structure of them.
 
         Raises:
-            ValueError: if something in ``tensor`` is not a tensor or variable.
+            ValueError: if something in ``tensor`` is not a tensor or variable,
+                or is a variable that refuses to be watched (a Keras weight:
+                watch its ``.value``).
         """
-        for item in nest.flatten(tensor):
-            if not isinstance(item, (Tensor, Variable)):
-                raise ValueError(
-                    f"Passed in object {_describe(item)} of type "
-                    f"{type(item).__name__!r}, not tf.Tensor or tf.Variable. Convert "
-                    "it first: x = tf.constant(value), then tape.watch(x)."
-                )
+        items = nest.flatten(tensor)
+        for item in items:
+            refusal = unwatchable(item)
+            if refusal is not None:
+                raise ValueError(refusal)
+        for item in items:
             if self._nodes is None:
                 self._start()
             if self._explain is not None or state.observers:
@@ -693,6 +695,35 @@ class GradientTape:
         flags = "persistent" if self._persistent else "non-persistent"
         status = "recording" if self._recording else "stopped"
         return f"<GradientTape {flags}, {status}, {count} ops recorded>"
+
+
+def unwatchable(item: Any) -> str | None:
+    """Why ``tape.watch(item)`` raises, or None for a tensor or variable it watches.
+
+    ``item`` is one leaf; a variable refuses through ``Variable._watch_refusal``
+    (a Keras weight does, as in TensorFlow).
+
+    Example:
+        >>> unwatchable(Variable(1.0)) is None
+        True
+        >>> print(unwatchable(3.0)[:50])
+        Passed in object 3.0 of type 'float', not tf.Tensor
+    """
+    if isinstance(item, Variable):
+        refusal = item._watch_refusal()
+        if refusal is None:
+            return None
+        return (
+            f"Passed in object {item!r} of type {type(item).__name__!r}, not "
+            f"tf.Tensor or tf.Variable or ExtensionType. {refusal}"
+        )
+    if isinstance(item, Tensor):
+        return None
+    return (
+        f"Passed in object {_describe(item)} of type {type(item).__name__!r}, not "
+        "tf.Tensor or tf.Variable. Convert it first: x = tf.constant(value), then "
+        "tape.watch(x)."
+    )
 
 
 def _describe(value: Any) -> str:

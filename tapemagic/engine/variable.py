@@ -30,7 +30,7 @@ from .errors import InvalidArgumentError
 from .events import AssignEvent, ReadEvent, VariableEvent
 from .tensor_shape import TensorShape
 
-__all__ = ["ResourceVariable", "Variable"]
+__all__ = ["ResourceVariable", "Variable", "backing_variable"]
 
 _new = object.__new__
 
@@ -99,6 +99,16 @@ class Variable(_Operators):
     def read_value(self) -> Tensor:
         return self._read()
 
+    def _watch_refusal(self) -> str | None:
+        """Why ``tape.watch`` refuses this variable, or None: it is watched.
+
+        The protocol by which a subclass declares itself not watchable, as a
+        Keras 3 weight is not in TensorFlow: ``tape.watch`` then raises
+        TensorFlow's ValueError followed by this text, which says what to watch
+        instead. A plain variable returns None.
+        """
+        return None
+
     @property
     def _handle(self) -> Variable:
         """The variable that holds the value: itself (see _UnreadVariable)."""
@@ -121,6 +131,12 @@ class Variable(_Operators):
 
     @property
     def dtype(self) -> DType:
+        return dtypes.from_numpy(self._snapshot._value.dtype)
+
+    @property
+    def _dtype(self) -> DType:
+        # What the engine reads: a subclass may give ``dtype`` another form
+        # (a Keras weight's is a string, "float32").
         return dtypes.from_numpy(self._snapshot._value.dtype)
 
     @property
@@ -182,7 +198,7 @@ class Variable(_Operators):
         Raises:
             ValueError: if the new value's shape differs from the variable's.
         """
-        new = to_array(value, self.dtype, what=f"the value assigned to {self.name}")
+        new = to_array(value, self._dtype, what=f"the value assigned to {self.name}")
         self._replace(_read_only_copy(new), value)
         return self._lazy_read() if read_value else None
 
@@ -211,7 +227,7 @@ class Variable(_Operators):
             ValueError, TypeError: if ``value`` cannot take the variable's dtype.
         """
         part = to_array(
-            value, self.dtype, what=f"the value assigned to a slice of {self.name}"
+            value, self._dtype, what=f"the value assigned to a slice of {self.name}"
         )
         old = self._snapshot._value
         final = np.shape(old[key])
@@ -229,7 +245,7 @@ class Variable(_Operators):
         if type(given) is EagerTensor and given._value.dtype == old.dtype:
             delta = given._value  # an optimizer's step: nothing to convert
         else:
-            delta = to_array(given, self.dtype, what=f"the delta {how} {self.name}")
+            delta = to_array(given, self._dtype, what=f"the delta {how} {self.name}")
         if (
             delta.shape == old.shape
             and sys.getrefcount(self._snapshot) == 2
@@ -288,7 +304,7 @@ class Variable(_Operators):
         text = value_text(self._snapshot._value, is_repr=True)
         return (
             f"<tf.Variable '{self.name}' shape={self.shape} "
-            f"dtype={self.dtype.name}, numpy={text}>"
+            f"dtype={self._dtype.name}, numpy={text}>"
         )
 
     def __format__(self, spec: str) -> str:
@@ -314,14 +330,8 @@ class ResourceVariable(Variable):
     __slots__ = ()
 
 
-class _UnreadVariable(Variable):
-    """What ``assign`` returns: a view of the variable that reads it when used.
-
-    It prints as ``<tf.Variable 'UnreadVariable' ...>`` with the variable's value
-    at the time it is printed, works in arithmetic as a read of the variable,
-    and assigning to it assigns to the variable, all as in TensorFlow. Using it
-    does not make a tape watch the variable (the assignment already did).
-    """
+class _View(Variable):
+    """A variable that holds no value of its own: it reads and writes another."""
 
     __slots__ = ("_variable",)
 
@@ -340,6 +350,18 @@ class _UnreadVariable(Variable):
     @property
     def _trainable(self) -> bool:  # type: ignore[override]
         return self._variable._trainable
+
+
+class _UnreadVariable(_View):
+    """What ``assign`` returns: a view of the variable that reads it when used.
+
+    It prints as ``<tf.Variable 'UnreadVariable' ...>`` with the variable's value
+    at the time it is printed, works in arithmetic as a read of the variable,
+    and assigning to it assigns to the variable, all as in TensorFlow. Using it
+    does not make a tape watch the variable (the assignment already did).
+    """
+
+    __slots__ = ()
 
     @property
     def name(self) -> str:
@@ -368,6 +390,61 @@ class _UnreadVariable(Variable):
 
     def __reduce__(self) -> tuple:
         raise ValueError(_NO_COPY)
+
+
+class _BackingVariable(_View, ResourceVariable):
+    """A ``tf.Variable`` under its own name that holds another variable's value.
+
+    What a Keras 3 weight's ``.value`` is: the ``tf.Variable`` behind it, named
+    ``"dense/kernel:0"``. Reading it reads the weight (a tape watches the
+    weight when it reads it, as for any variable), ``tape.watch`` of it watches
+    the weight, and ``assign`` on it assigns the weight with TensorFlow's
+    ``tf.Variable.assign``. A copy or a pickle of it is a plain variable.
+    """
+
+    __slots__ = ("_backing_name",)
+
+    @property
+    def _name(self) -> str:  # type: ignore[override]
+        return self._backing_name
+
+    def _read(self) -> Tensor:
+        return self._variable._read()
+
+    def assign(self, value: Any, use_locking: bool = False, name: Any = None,
+               read_value: bool = True) -> Variable | None:  # fmt: skip
+        return Variable.assign(self._variable, value, read_value=read_value)
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
+                   read_value: bool = True) -> Variable | None:  # fmt: skip
+        return Variable.assign_add(self._variable, delta, read_value=read_value)
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
+                   read_value: bool = True) -> Variable | None:  # fmt: skip
+        return Variable.assign_sub(self._variable, delta, read_value=read_value)
+
+
+# As TensorFlow prints its class: type(layer.kernel.value).__name__.
+_BackingVariable.__name__ = _BackingVariable.__qualname__ = "ResourceVariable"
+
+
+def backing_variable(variable: Variable, name: str) -> Variable:
+    """A ``tf.Variable`` named ``name`` that reads and writes ``variable``.
+
+    For a subclass whose objects stand in front of a ``tf.Variable``, as a Keras
+    3 weight does: the result watches, reads and assigns ``variable`` itself.
+
+    Example:
+        >>> w = Variable([1.0, 2.0], name="kernel")
+        >>> backing_variable(w, "dense/kernel").assign([3.0, 4.0]).numpy()
+        array([3., 4.], dtype=float32)
+        >>> w.numpy()
+        array([3., 4.], dtype=float32)
+    """
+    view = _new(_BackingVariable)
+    view._variable = variable
+    view._backing_name = str(name)
+    return view
 
 
 _NO_COPY = (

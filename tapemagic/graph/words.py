@@ -9,6 +9,7 @@ share.
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -285,6 +286,24 @@ class Words:
         """What the user calls a value (see :class:`Names`)."""
         return self.facts.names.of(value_id, self.q)
 
+    def watch_call(self) -> str:
+        """The ``tape.watch(...)`` call that watches the source.
+
+        A Keras weight is watched through the ``tf.Variable`` behind it:
+        ``tape.watch(layer.kernel.value)`` (``tape.watch`` refuses the weight
+        itself, as TensorFlow's does); one known by its path only
+        (``dense_1/kernel``) is spelled from its layer.
+        """
+        s = self.source
+        path = self.facts.values[self.q.source].path
+        if path is None:
+            return f"tape.watch({s})"
+        if _is_expression(s):
+            return f"tape.watch({s}.value)"
+        layer, _, weight = path.rpartition("/")
+        layer = layer.rsplit("/", 1)[-1] or "its layer"
+        return f"tape.watch(layer.{weight}.value), with layer being {layer}"
+
     # -- pieces ------------------------------------------------------------------
     def op(self, op: OpNode | None) -> str:
         """An op as a student reads it: ``cast(float32 -> int32)``, ``tf.where``."""
@@ -314,6 +333,18 @@ class Words:
             return f" {self.at(request.line)}"
         where = f" in {request.where}" if request.where else ""
         return f"{where} at line {request.line}"
+
+
+def _is_expression(text: str) -> bool:
+    """Whether ``text`` names a value in code (``w``, ``layer.kernel``,
+    ``params[0]``), not a path such as ``dense_1/kernel``."""
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def at_line(line: int | None, code: str | None = None) -> str:

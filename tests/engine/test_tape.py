@@ -23,6 +23,7 @@ from tapemagic.engine.context import state
 from tapemagic.engine.ops import linalg as L
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import reduce as R
+from tapemagic.engine.variable import backing_variable
 
 
 def constant(value, dtype=None):
@@ -546,3 +547,24 @@ def test_integer_source_warning_points_at_the_users_line():
     with pytest.warns(UserWarning, match="must be floating") as record:
         tape.gradient(y, count)
     assert record[0].filename == __file__
+
+
+def test_a_variable_that_refuses_watching_raises_tensorflows_value_error():
+    """The protocol a Keras weight uses (the engine imports no Keras)."""
+
+    class Refusing(Variable):
+        __slots__ = ()
+
+        def _watch_refusal(self) -> str:
+            return "Watch its backing variable."
+
+    v = Refusing(1.0, name="r")
+    with GradientTape() as tape:
+        with pytest.raises(ValueError) as raised:
+            tape.watch([constant(1.0), v])
+        tape.watch(backing_variable(v, "outer/r"))
+    assert str(raised.value) == (
+        f"Passed in object {v!r} of type 'Refusing', not tf.Tensor or "
+        "tf.Variable or ExtensionType. Watch its backing variable."
+    )
+    assert tape.watched_variables() == (v,)

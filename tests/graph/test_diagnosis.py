@@ -110,6 +110,21 @@ CASES = {
         {"grads": X_COLUMN_SUMS},
         message_phrase="--no-watch-accessed",
     ),
+    "watch_accessed_off_keras": Case(
+        # tape.watch refuses a Keras weight itself, as TensorFlow's does
+        "watch_accessed_off", "layer.kernel", 2, "tape.watch(layer.kernel.value)",
+        ["layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
+         "X = tf.constant([[1.0, 2.0]])\nlayer(X)",
+         "%%tape --no-watch-accessed --target loss --sources layer.kernel\n"
+         "y = layer(X)\nloss = tf.reduce_sum(y ** 2)"],
+        ["layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
+         "X = tf.constant([[1.0, 2.0]])\nlayer(X)",
+         "%%tape --no-watch-accessed --target loss --sources layer.kernel\n"
+         "tape.watch(layer.kernel.value)\ny = layer(X)\n"
+         "loss = tf.reduce_sum(y ** 2)"],
+        {"grads": [[6.0], [12.0]]},  # 2 X.T (X k): X k = 3
+        message_phrase="--no-watch-accessed",
+    ),
     "outside_tape_before": Case(
         "outside_tape", "w", 2, "compute it inside the tape",
         ["h = tf.matmul(x, w)",
@@ -447,7 +462,8 @@ CASES = {
     "watched_before_made": Case(
         "watched_before_made", "layer.kernel", 2,
         "Build layer before the tape watches its weights: run layer(X) once "
-        "before the tape, or layer.build(X.shape)",
+        "before the tape, or layer.build(X.shape); then watch them through their "
+        "values: tape.watch([w.value for w in layer.trainable_weights])",
         ["layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
          "X = tf.constant([[1.0, 2.0]])",
          "%%tape --no-watch-accessed --target loss --sources layer.kernel\n"
@@ -456,7 +472,7 @@ CASES = {
         ["layer = tf.keras.layers.Dense(1, kernel_initializer='ones')\n"
          "X = tf.constant([[1.0, 2.0]])\nlayer(X)",
          "%%tape --no-watch-accessed --target loss --sources layer.kernel\n"
-         "tape.watch(layer.trainable_weights)\ny = layer(X)\n"
+         "tape.watch([w.value for w in layer.trainable_weights])\ny = layer(X)\n"
          "loss = tf.reduce_sum(y ** 2)"],
         {"grads": [[6.0], [12.0]]},  # 2 X.T (X k): X k = 3
         message_phrase="layer.kernel did not exist yet when "

@@ -114,7 +114,7 @@ def _not_trainable_words(w: Words, b: Break) -> tuple[str, str]:
     return (
         f"{s} is a tf.Variable made with trainable=False, so the tape does not "
         "watch it when it is read" + (f" {w.at(b.line)}" if b.line is not None else ""),
-        f"Call tape.watch({s}) inside the tape, or create it with trainable=True",
+        f"Call {w.watch_call()} inside the tape, or create it with trainable=True",
     )
 
 
@@ -157,32 +157,54 @@ _WEIGHT_LISTS = (
 )
 
 
+def _layer_weights(argument: str) -> tuple[str, str] | None:
+    """The layer whose weights ``tape.watch(argument)`` names, and the watch
+    call that takes them (Keras weights are watched through ``.value``):
+    ``layer.kernel``, ``layer.kernel.value``, ``layer.trainable_weights`` or
+    ``[w.value for w in layer.trainable_weights]``."""
+    try:
+        node = ast.parse(argument, mode="eval").body
+    except SyntaxError:
+        return None
+    if isinstance(node, ast.ListComp) and len(node.generators) == 1:
+        node = node.generators[0].iter
+    elif isinstance(node, ast.Attribute) and node.attr == "value":
+        node = node.value
+    if not isinstance(node, ast.Attribute) or node.attr not in _WEIGHT_LISTS:
+        return None
+    layer = ast.unparse(node.value)
+    if node.attr in ("kernel", "bias"):
+        return layer, f"tape.watch({layer}.{node.attr}.value)"
+    return layer, f"tape.watch([w.value for w in {layer}.{node.attr}])"
+
+
 def _watched_before_made_words(w: Words, b: Break) -> tuple[str, str]:
     s, facts = w.source, w.facts
     made = b.detail
     watched, argument = call_text(facts.graph.cell.line(b.line), "watch")
-    owner, _, attribute = argument.rpartition(".")
-    layer = owner if owner and attribute in _WEIGHT_LISTS else None
-    if facts.values[w.q.source].path is None or layer is None:
+    weights = _layer_weights(argument)
+    if facts.values[w.q.source].path is None or weights is None:
         return (
             f"{s} did not exist yet when {watched} ran {at_line(b.line)}: it was "
             f"made {w.at(made)}, so the tape never watched it",
-            f"Call tape.watch({s}) after the line that makes it",
+            f"Call {w.watch_call()} after the line that makes it",
         )
+    layer, watch = weights
     message = (
         f"{s} did not exist yet when {watched} ran {at_line(b.line)}: {layer} "
         f"made its weights {w.at(made)}, the first time it was called, so the "
         "tape never watched them"
     )
     given = callee_argument(facts.graph.cell.line(made), layer)
-    if given is not None:
-        return message, (
-            f"Build {layer} before the tape watches its weights: run {layer}({given}) "
-            f"once before the tape, or {layer}.build({given}.shape)"
-        )
+    build = (
+        f"run {layer}({given}) once before the tape, or {layer}.build({given}.shape)"
+        if given is not None
+        else f"call it once on an input before the tape, or call "
+        f"{layer}.build(input_shape)"
+    )
     return message, (
-        f"Build {layer} before the tape watches its weights: call it once on an "
-        f"input before the tape, or call {layer}.build(input_shape)"
+        f"Build {layer} before the tape watches its weights: {build}; then watch "
+        f"them through their values: {watch}"
     )
 
 
@@ -218,7 +240,7 @@ def _watch_accessed_off_words(w: Words, b: Break) -> tuple[str, str]:
         f"{how}, so reading {s}"
         + (f" {w.at(b.line)}" if b.line is not None else "")
         + f" does not watch it, and tape.watch({s}) was never called",
-        f"Call tape.watch({s}) inside the tape before using {s}, or let the "
+        f"Call {w.watch_call()} inside the tape before using {s}, or let the "
         "tape watch the variables it reads",
     )
 
@@ -389,14 +411,14 @@ def _wrong_tape_words(w: Words, b: Break) -> tuple[str, str]:
         return (
             f"tape.reset() {at_line(b.line)} erased everything the tape had "
             f"recorded and watched before it, including the path from {s} to {t}",
-            f"Compute {t} (and call tape.watch({s}) if needed) after "
+            f"Compute {t} (and call {w.watch_call()} if needed) after "
             "tape.reset(), or remove the reset",
         )
     if kind == "watched":
         return (
             f"{s} was watched by another tape {w.at(b.line)}, not by the tape "
             "asked for the gradient",
-            f"Call tape.watch({s}) on the tape you ask for the gradient, or ask "
+            f"Call {w.watch_call()} on the tape you ask for the gradient, or ask "
             "that other tape",
         )
     return (

@@ -1,17 +1,21 @@
-"""``KerasVariable``: a layer's weight, an engine Variable named as Keras 3 names it."""
+"""``keras.Variable`` (``KerasVariable``): a layer's weight, as Keras 3's acts."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...engine.tensor import Variable
+from ...engine import tensor as engine
+from ...engine.variable import backing_variable
 from .. import backend, initializers
 
-__all__ = ["KerasVariable"]
+__all__ = ["KerasVariable", "Variable"]
 
 
-class KerasVariable(Variable):
-    """A layer's weight: an engine Variable with Keras 3's ``name`` and ``path``.
+class Variable(engine.Variable):
+    """A layer's weight: an engine Variable that acts as ``keras.Variable``.
+
+    Its class is named ``Variable``, as Keras 3's is; tapemagic calls it
+    ``KerasVariable``.
 
     ``keras.Variable`` is this class: ``keras.Variable(1.0, name="w")``, or
     ``keras.Variable("zeros", shape=(3,))`` with an initializer. Unlike a
@@ -21,7 +25,14 @@ class KerasVariable(Variable):
     ``name`` is the name given to ``add_weight`` ("kernel", with no ":0") and
     ``path`` adds the layers it was created in ("sequential/dense/kernel").
     Setting ``trainable`` also decides whether tapes watch it automatically. It
-    prints as Keras 3 prints its variables.
+    prints as Keras 3 prints its variables and its ``dtype`` is a string
+    (``'float32'``), as in Keras 3.
+
+    As on TensorFlow, ``assign``, ``assign_add`` and ``assign_sub`` return the
+    new value as a tensor; ``.value`` is the ``tf.Variable`` behind the weight
+    (named ``"dense/bias:0"``), and ``tape.watch`` refuses the weight itself
+    with TensorFlow's ValueError: watch ``.value``, or let the tape watch the
+    weight when it reads it (``watch_accessed_variables=True``, the default).
 
     Example:
         >>> import numpy as np
@@ -30,9 +41,13 @@ class KerasVariable(Variable):
         ('bias', 'dense/bias', True)
         >>> v
         <Variable path=dense/bias, shape=(2,), dtype=float32, value=[0. 0.]>
+        >>> v.assign([1.0, 2.0])
+        <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+        >>> v.value.name, v.value.numpy()
+        ('dense/bias:0', array([1., 2.], dtype=float32))
     """
 
-    __slots__ = ("_path",)
+    __slots__ = ("_path", "_backing")
 
     def __init__(
         self,
@@ -60,6 +75,7 @@ class KerasVariable(Variable):
         name = "variable" if name is None else str(name)
         super().__init__(initializer, trainable=trainable, name=name, dtype=dtype)
         self._path = name if path is None else path
+        self._backing: engine.Variable | None = None
 
     @property
     def name(self) -> str:
@@ -69,6 +85,52 @@ class KerasVariable(Variable):
     @property
     def path(self) -> str:
         return self._path
+
+    @property
+    def dtype(self) -> str:  # type: ignore[override]
+        # Keras 3 names its dtypes: 'float32', not tf.float32
+        return super().dtype.name
+
+    @property
+    def value(self) -> engine.Variable:  # type: ignore[override]
+        """The ``tf.Variable`` behind this weight, named ``path + ":0"``.
+
+        ``tape.watch(layer.kernel.value)`` watches the weight, and reading,
+        assigning or watching it reads, assigns or watches the weight.
+        """
+        if self._backing is None:
+            self._backing = backing_variable(self, self._path)
+        return self._backing
+
+    def assign(self, value: Any) -> engine.Tensor:  # type: ignore[override]
+        """Replace the value; returns the new value as a tensor (Keras 3).
+
+        Raises:
+            ValueError: if the new value's shape differs from the weight's.
+        """
+        super().assign(value, read_value=False)
+        return engine.Tensor(engine.array_of(self))
+
+    def assign_add(self, value: Any) -> engine.Tensor:  # type: ignore[override]
+        """Add ``value``; returns the new value as a tensor (Keras 3)."""
+        super().assign_add(value, read_value=False)
+        return engine.Tensor(engine.array_of(self))
+
+    def assign_sub(self, value: Any) -> engine.Tensor:  # type: ignore[override]
+        """Subtract ``value``; returns the new value as a tensor (Keras 3)."""
+        super().assign_sub(value, read_value=False)
+        return engine.Tensor(engine.array_of(self))
+
+    def _watch_refusal(self) -> str:
+        # TensorFlow's tape.watch does not take a Keras 3 weight.
+        name = self.name
+        return (
+            f"A Keras weight cannot be watched itself: watch the tf.Variable behind "
+            f"it, tape.watch(layer.{name}.value) (for a list of weights: "
+            f"tape.watch([w.value for w in model.trainable_weights])), or leave "
+            "watch_accessed_variables=True: a tape watches trainable Keras weights "
+            "when it reads them."
+        )
 
     @property
     def trainable(self) -> bool:
@@ -84,7 +146,7 @@ class KerasVariable(Variable):
         # as Keras 3.15 prints its variables: path first, then the value
         return (
             f"<Variable path={self._path}, shape={tuple(self.shape)}, "
-            f"dtype={self.dtype.name}, value={self.numpy()}>"
+            f"dtype={self.dtype}, value={self.numpy()}>"
         )
 
     def __str__(self) -> str:
@@ -92,6 +154,10 @@ class KerasVariable(Variable):
 
     def __reduce__(self) -> tuple:
         return _rebuild, (self.numpy(), self.trainable, self.name, self._path)
+
+
+# The name the rest of tapemagic uses, as Keras's own base class is named.
+KerasVariable = Variable
 
 
 def _rebuild(value: Any, trainable: bool, name: str, path: str) -> KerasVariable:

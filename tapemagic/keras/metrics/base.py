@@ -92,7 +92,7 @@ class Metric:
         ...     def update_state(self, values):
         ...         self.total.assign_add(float(np.size(values)))
         ...     def result(self):
-        ...         return self.total.value()
+        ...         return self.total
         >>> m = Count()
         >>> float(m([1, 2, 3])), [v.path for v in m.variables]
         (3.0, ['count/total'])
