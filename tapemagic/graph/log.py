@@ -57,8 +57,8 @@ from ..engine.recorder import (
     TapeEvent,
     ValueRef,
     WatchEvent,
-    describe,
 )
+from .recorders import ENGINE, Surface
 
 __all__ = ["ExplainLog", "preview", "user_location", "user_namespace"]
 
@@ -125,6 +125,9 @@ class ExplainLog(Listener):
             creates the log.
         label: how to name that code for people, e.g. ``"In[5]"``.
         lines: its source lines, line 1 first (for quoting in explanations).
+        recorder: the surface of the recorder whose events the log hears
+            (:data:`~tapemagic.graph.recorders.ENGINE` by default), through
+            which it describes the objects it is handed.
 
     Attributes:
         events: the entries, in the order they happened (see the module docs).
@@ -177,9 +180,11 @@ class ExplainLog(Listener):
         *,
         label: str | None = None,
         lines: tuple[str, ...] | None = None,
+        recorder: Surface = ENGINE,
     ) -> None:
         if filename is None:
             filename, _ = user_location()
+        self.recorder = recorder
         self.filename = filename
         self.label = label
         self.lines = lines
@@ -405,7 +410,7 @@ class ExplainLog(Listener):
             origin = "numpy"
         else:
             origin = "python"
-        if not isinstance(value, (bool, int)) and describe(value) is None:
+        if not isinstance(value, (bool, int)) and self.recorder.describe(value) is None:
             # The same float, list or array converted again is one object;
             # Python ints are shared (small ones are cached), so never linked.
             kept = self._sources.get(id(value))
@@ -624,6 +629,7 @@ class ExplainLog(Listener):
                 recording (see ``tapemagic.magic``): tensors, variables, and
                 names that held one of them before.
         """
+        describe = self.recorder.describe
         bindings = []
         names: dict[int, list[str]] = {}
         for name in sorted(set(before) | set(after)):
