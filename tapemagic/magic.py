@@ -440,6 +440,8 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
         error = err
     engine.detach(log)
     ns[args.name] = tape
+    if engine is not TAPEMAGIC:
+        engine.module.note_namespace(ns)  # Keras layers built by the cell
     after = _tensor_names(ns, engine)
     after.update((key, ns[key]) for key in before if key in ns and key not in after)
     after.pop(args.name, None)

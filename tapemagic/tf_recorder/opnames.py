@@ -265,9 +265,18 @@ def function_name(op_type: str) -> str | None:
     Example:
         >>> function_name("__inference_loss_fn_123"), function_name("MatMul")
         ('loss_fn', None)
+        >>> function_name("__inference___backward_loss_fn_20_43")
+        'loss_fn'
     """
     match = _FUNCTION.match(op_type)
-    return None if match is None else match.group(1)
+    if match is None:
+        return None
+    name = match.group(1)
+    # A gradient's function is named after the one it differentiates:
+    # "__inference___backward_f_20_43" is f's.
+    while (inner := _FUNCTION.match(name)) is not None:
+        name = inner.group(1)
+    return name
 
 
 def user_name(op_type: str) -> str:

@@ -36,6 +36,7 @@ are.
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from typing import Any
 
 import numpy as np
 from tensorflow.python import pywrap_tfe
+from tensorflow.python.eager import context
 from tensorflow.python.framework import constant_op, op_callbacks, ops
 from tensorflow.python.ops import variable_scope
 from tensorflow.python.ops.resource_variable_ops import BaseResourceVariable
@@ -61,6 +63,7 @@ from .state import STATE
 from .values import (
     RESOURCE,
     EagerTensor,
+    NamedVariable,
     _keras_variable_classes,
     array_of,
     as_variable,
@@ -344,7 +347,10 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
         input_values.append(value)
     output_ids = []
     output_values = []
-    for t in outputs:
+    shown = len(outputs)
+    if opnames.function_name(op_type) is not None:
+        shown = _function_outputs(op_type, shown)
+    for t in outputs[:shown]:
         value = array_of(t)
         if value is None:
             continue
@@ -352,11 +358,19 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
         known.add(key)
         output_ids.append(key)
         output_values.append(value)
+    for t in outputs[shown:]:
+        known.add(t._id)  # what a tf.function keeps for its gradient
     if not input_ids and not any(v.dtype.kind in "fc" for v in output_values):
         plumbing.update(output_ids)  # shapes and axes computed from constants
         return
     info = op_info(op_type)
-    tapes = _recorded(state, info, input_ids, output_ids, output_values)
+    # TensorFlow runs a tf.function with its tapes stopped and records the call
+    # right after: it records it all the same.
+    called = opnames.function_name(op_type) is not None
+    tapes = _recorded(state, info, input_ids, output_ids, output_values, called)
+    if tapes:
+        raw = tuple([alias.get(t._id, t._id) for t in inputs])
+        state.remember_outputs((op_type, raw), tuple(output_ids))
     event = _new(
         OpEvent,
         (info, params, tuple(input_ids), tuple(output_ids), tuple(input_values),
@@ -364,6 +378,33 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
     )  # fmt: skip
     for listener in state.listeners:
         listener.on_op(event)
+
+
+_FUNCTION_OUTPUTS: dict[str, int] = {}
+_RETURNED = re.compile(r"^identity(_\d+)?$")
+
+
+def _function_outputs(op_type: str, count: int) -> int:
+    """How many of a tf.function call's outputs the function returns: a call
+    made under a tape also hands out what its gradient will need. TensorFlow
+    returns a function's results through identities named ``identity``,
+    ``identity_1``..., first."""
+    shown = _FUNCTION_OUTPUTS.get(op_type)
+    if shown is None:
+        try:
+            names = [
+                arg.name
+                for arg in context.context()
+                .get_function_def(op_type)
+                .signature.output_arg
+            ]
+        except Exception:  # not a function TensorFlow knows by that name
+            names = []
+        shown = 0
+        while shown < len(names) and _RETURNED.match(names[shown]):
+            shown += 1
+        shown = _FUNCTION_OUTPUTS[op_type] = shown or count
+    return min(shown, count)
 
 
 def _static_name(static: dict | None, i: int, count: int) -> str | None:
@@ -388,11 +429,13 @@ def _params(attrs: tuple) -> dict:
 
 
 def _recorded(state: Any, info: OpInfo, input_ids: list, output_ids: list,
-              output_values: list) -> tuple:  # fmt: skip
+              output_values: list, called: bool = False) -> tuple:  # fmt: skip
     """The tapes that recorded an op (TensorFlow's rule, as the engine's: an op
     with a gradient and a floating-point result that used a followed value)."""
     stack = state.stack
-    if not stack or not info.differentiable or pywrap_tfe.TFE_Py_TapeSetIsStopped():
+    if not stack or not info.differentiable:
+        return ()
+    if not called and pywrap_tfe.TFE_Py_TapeSetIsStopped():
         return ()
     floating = [k for k, v in zip(output_ids, output_values) if v.dtype.kind in "fc"]
     if not floating:
@@ -494,9 +537,8 @@ def _announce_read(state: Any, var: Any, key: int, value: np.ndarray) -> None:
     tapes = tuple(
         [m.tape() for m in state.stack if key in m.connected and m.tape() is not None]
     )
-    event = ReadEvent(
-        _new(ValueRef, (key, value.shape, value.dtype, value, var)), tapes
-    )
+    ref = _new(ValueRef, (key, value.shape, value.dtype, value, NamedVariable(var)))
+    event = ReadEvent(ref, tapes)
     for listener in state.listeners:
         listener.on_variable_read(event)
 
@@ -516,7 +558,7 @@ def _assign(state: Any, inputs: tuple) -> None:
         python_type = _python_type(array_of(assigned))
     value = value_now(var)
     event = AssignEvent(
-        _new(ValueRef, (key, value.shape, value.dtype, value, var)),
+        _new(ValueRef, (key, value.shape, value.dtype, value, NamedVariable(var))),
         value_id,
         python_type,
     )
@@ -588,7 +630,8 @@ def _conversion_kind(frame: Any) -> str:
 
 def _variable_ref(var: BaseResourceVariable) -> ValueRef:
     value = value_now(var)
-    return _new(ValueRef, (var.handle._id, value.shape, value.dtype, value, var))
+    named = NamedVariable(var)
+    return _new(ValueRef, (var.handle._id, value.shape, value.dtype, value, named))
 
 
 def _escape(original: Callable, how: str) -> Callable:
@@ -632,5 +675,5 @@ def _escape_ref(state: Any, obj: Any) -> ValueRef | None:
     var = as_variable(obj)
     if var is None:
         return None
-    register_variable(var)
+    register_variable(obj)
     return _variable_ref(var)

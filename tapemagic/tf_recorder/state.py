@@ -13,8 +13,8 @@ from typing import Any
 
 __all__ = ["STATE", "Mirror", "Request"]
 
-# Reads of variables remembered (tensor id -> variable id) before the oldest
-# half is forgotten; a tape keeps its reads alive only while it is used.
+# Reads of variables (tensor id -> variable id) and recorded ops remembered
+# before the oldest half is forgotten (a tape uses them only while it lives).
 _ALIASES_KEPT = 1 << 16
 
 
@@ -86,6 +86,9 @@ class _State(threading.local):
         self.resetting = 0
         self.stack: list[Mirror] = []  # the recording tapes, in push order
         self.alias: dict[int, int] = {}  # read tensor id -> variable id
+        # (op type, input ids) -> output ids, for the ops tapes recorded: a
+        # backward sweep names an op by its inputs when it keeps no outputs.
+        self.outputs: dict[tuple, tuple] = {}
         self.known: set[int] = set()  # tensors seen made while listening
         self.plumbing: set[int] = set()  # integer results of integer constants
         self.floats: dict[tuple, float] = {}  # a constant's value -> its float
@@ -96,11 +99,10 @@ class _State(threading.local):
         self.scope: Any = None  # the variable creator scope while listening
 
     def remember_read(self, key: int, var_key: int) -> None:
-        alias = self.alias
-        if len(alias) >= _ALIASES_KEPT:
-            for old in list(alias)[: _ALIASES_KEPT // 2]:
-                del alias[old]
-        alias[key] = var_key
+        _keep(self.alias, key, var_key)
+
+    def remember_outputs(self, op: tuple, output_ids: tuple) -> None:
+        _keep(self.outputs, op, output_ids)
 
     def forget_session(self) -> None:
         """Drop what only one listening session needs."""
@@ -109,6 +111,14 @@ class _State(threading.local):
         self.accessed = []
         self.floats = {}
         self.made = {}
+
+
+def _keep(kept: dict, key: Any, value: Any) -> None:
+    """``kept[key] = value``, forgetting the oldest half past a bound."""
+    if len(kept) >= _ALIASES_KEPT:
+        for old in list(kept)[: _ALIASES_KEPT // 2]:
+            del kept[old]
+    kept[key] = value
 
 
 STATE = _State()

@@ -134,7 +134,7 @@ def watch(self: Any, tensor: Any) -> None:
     for item in tf.nest.flatten(tensor):
         var = as_variable(item)
         if var is not None:
-            register_variable(var)
+            register_variable(item)
             floating = var.dtype.is_floating or var.dtype.is_complex
             mirror.watch_variable(var.handle._id, var, floating)
         elif isinstance(item, EagerTensor):
@@ -300,29 +300,38 @@ def _gradient_function(op_name: Any, attr_tuple: Any, num_inputs: int, inputs: A
                        forward_pass_name_scope: Any) -> Any:  # fmt: skip
     requests = STATE.requests
     if requests and not STATE.quiet:
-        _note_cotangents(requests[-1], outputs, out_grads)
+        _note_cotangents(requests[-1], op_name, inputs, outputs, out_grads)
     return backprop._gradient_function(
         op_name, attr_tuple, num_inputs, inputs, outputs, out_grads,
         skip_input_indices, forward_pass_name_scope,
     )  # fmt: skip
 
 
-def _note_cotangents(pending: Request, outputs: Any, out_grads: Any) -> None:
-    if not outputs or len(outputs) != len(out_grads):
-        return  # an op whose gradient needs no outputs: they were not kept
+def _note_cotangents(
+    pending: Request, op_name: Any, inputs: Any, outputs: Any, out_grads: Any
+) -> None:
+    """Note what reached an op: its outputs are named by their ids, or, when
+    TensorFlow kept no outputs, found from the op's inputs."""
     alias = STATE.alias
-    ids = []
+    if outputs and all(isinstance(o, EagerTensor) for o in outputs):
+        ids = tuple([alias.get(o._id, o._id) for o in outputs])
+    elif inputs and all(isinstance(t, EagerTensor) for t in inputs):
+        name = op_name.decode() if isinstance(op_name, bytes) else op_name
+        raw = tuple([alias.get(t._id, t._id) for t in inputs])
+        ids = STATE.outputs.get((name, raw))
+    else:
+        return  # in a traced function (a jacobian's rows), or nothing kept
+    if ids is None or len(ids) != len(out_grads):
+        return
     arrays = []
-    for out, g in zip(outputs, out_grads):
-        if not isinstance(out, EagerTensor) or not isinstance(g, EagerTensor):
-            return
-        key = out._id
-        ids.append(alias.get(key, key))
+    for g in out_grads:
+        if not isinstance(g, EagerTensor):
+            return  # an output nothing reached, or sparse: not a plain cotangent
         arrays.append(array_of(g))
     if len(ids) == 1:
-        pending.reached.append(((ids[0],), arrays[0]))
+        pending.reached.append((ids, arrays[0]))
     else:
-        pending.reached.append((tuple(ids), tuple(arrays)))
+        pending.reached.append((ids, tuple(arrays)))
 
 
 recorder.PATCHES.extend(

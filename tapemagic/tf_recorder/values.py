@@ -31,6 +31,7 @@ from .state import STATE
 
 __all__ = [
     "EagerTensor",
+    "NamedVariable",
     "array_of",
     "as_variable",
     "describe",
@@ -54,6 +55,37 @@ _VARIABLES: weakref.WeakValueDictionary[int, BaseResourceVariable] = (
 )
 # Handle ids no object was found for (so the heap is searched once each).
 _ORPHANS: set[int] = set()
+# Handle id -> the Keras path of the Keras variable that wraps the variable.
+_PATHS: dict[int, str] = {}
+
+
+class NamedVariable:
+    """A ``tf.Variable`` as events show it: named by its Keras path when a
+    Keras variable wraps it (``sequential/dense/kernel:0``; the ``tf.Variable``
+    of a layer built inside a model's call is named ``net/kernel:0``), else by
+    its own name. The path is looked up when the name is read, so a layer
+    built while recording is named once Keras gave it its path.
+
+    Attributes:
+        variable: the ``tf.Variable``.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: BaseResourceVariable) -> None:
+        self.variable = variable
+
+    @property
+    def name(self) -> str:
+        path = _PATHS.get(self.variable.handle._id)
+        return self.variable.name if path is None else f"{path}:0"
+
+    @property
+    def trainable(self) -> bool:
+        return self.variable.trainable
+
+    def __repr__(self) -> str:
+        return f"<variable {self.name!r}>"
 
 
 def array_of(t: Any) -> np.ndarray | None:
@@ -70,9 +102,12 @@ def array_of(t: Any) -> np.ndarray | None:
 
 
 def as_variable(obj: Any) -> BaseResourceVariable | None:
-    """The ``tf.Variable`` behind ``obj`` (itself, or a Keras variable's), or None."""
+    """The ``tf.Variable`` behind ``obj`` (itself, a Keras variable's, a
+    :class:`NamedVariable`'s), or None."""
     if isinstance(obj, BaseResourceVariable):
         return obj
+    if isinstance(obj, NamedVariable):
+        return obj.variable
     inner = getattr(obj, "_value", None)
     if isinstance(inner, BaseResourceVariable) and _is_keras_variable(obj):
         return inner
@@ -95,9 +130,12 @@ def variable_id(var: BaseResourceVariable) -> int:
 
 def register_variable(var: Any) -> None:
     """Let the recorder name reads of ``var`` (a variable or Keras variable)."""
-    var = as_variable(var)
-    if var is not None:
-        _VARIABLES[var.handle._id] = var
+    inner = as_variable(var)
+    if inner is not None:
+        key = inner.handle._id
+        _VARIABLES[key] = inner
+        if _is_keras_variable(var):
+            _PATHS[key] = var.path
 
 
 def variable_of(handle: Any) -> BaseResourceVariable | None:
@@ -115,9 +153,12 @@ def variable_of(handle: Any) -> BaseResourceVariable | None:
 
 
 def _holder_of(handle: Any) -> BaseResourceVariable | None:
-    # A variable keeps its handle in its __dict__: look for that dict's owner.
-    # A heap search, done once per variable the recorder never met otherwise.
+    # A variable holds its handle as an attribute: in its own inline values, or
+    # in its __dict__ once that exists. A heap search, done once per variable
+    # the recorder never met otherwise.
     for holder in gc.get_referrers(handle):
+        if isinstance(holder, BaseResourceVariable) and holder.handle is handle:
+            return holder
         if isinstance(holder, dict) and holder.get("_handle") is handle:
             for var in gc.get_referrers(holder):
                 if isinstance(var, BaseResourceVariable) and var.handle is handle:
@@ -154,9 +195,11 @@ def describe(obj: Any) -> ValueRef | None:
     var = as_variable(obj)
     if var is None:
         return None
-    register_variable(var)
+    register_variable(obj)
     value = value_now(var)
-    return _new(ValueRef, (var.handle._id, value.shape, value.dtype, value, var))
+    return _new(
+        ValueRef, (var.handle._id, value.shape, value.dtype, value, NamedVariable(var))
+    )
 
 
 def flatten(structure: Any) -> list:
