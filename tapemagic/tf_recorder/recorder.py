@@ -288,51 +288,54 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
     # Listeners are called from here, two frames below TensorFlow's call: the
     # explanation log finds the op's line from there.
     state = STATE
-    if type(op_type) is not str:
-        op_type = op_type.decode()
-    if op_type == _READ:
-        state.accessed = []
-        _read(state, inputs[0], outputs[0])
+    kind = _KINDS.get(op_type)
+    if kind is None:
+        kind = _kind(op_type)
+    op_type, info, static, called = kind
+    if info is None:  # a read, an assignment, or an op on a handle only
+        if op_type == _READ:
+            state.accessed = []
+            _read(state, inputs[0], outputs[0])
+        elif op_type in _ASSIGNS:
+            _assign(state, inputs)
         return
-    if op_type in _ASSIGNS:
-        _assign(state, inputs)
-        return
-    if state.escaping or op_type in _IGNORED:
+    if state.escaping:
         return
     alias, known, plumbing, mark = state.alias, state.known, state.plumbing, state.mark
-    made = state.made
     # Variables TensorFlow read in C for this op (it passed them as inputs).
     accessed = state.accessed
     if accessed:
         state.accessed = []
-    static = opnames.STATIC_INPUTS.get(op_type)
-    count = len(inputs)
     params = _params(attrs)
+    shared = True  # params is _params' own until copied
     input_ids: list[int] = []
     input_values: list[Any] = []
-    for i, t in enumerate(inputs):
-        if t._datatype_enum() == RESOURCE:
-            var = variable_of(t)
-            if var is None:
-                continue
-            key = t._id
-            value = value_now(var)
-            _announce_read(state, var, key, value)
-            input_ids.append(key)
-            input_values.append(value)
-            continue
+    i = -1
+    for t in inputs:
+        i += 1
         key = t._id
-        key = alias.get(key, key)
         value = array_of(t)
         if value is None:
+            if t._datatype_enum() == RESOURCE:  # a variable the op reads itself
+                var = variable_of(t)
+                if var is not None:
+                    value = value_now(var)
+                    _announce_read(state, var, key, value)
+                    input_ids.append(key)
+                    input_values.append(value)
             continue
+        key = alias.get(key, key)
         fresh = key > mark and key not in known
-        if value.dtype.kind in "iub" and (
-            key in plumbing or (static is not None and (fresh or key in made))
+        if (
+            (static is not None or key in plumbing)
+            and value.dtype.kind in "iub"
+            and (key in plumbing or fresh or key in state.made)
         ):
             # An axis, a shape: a parameter, as in tapemagic's engine.
-            name = _static_name(static, i, count)
+            name = _static_name(static, i, len(inputs))
             if name is not None or key in plumbing:
+                if shared:
+                    params, shared = dict(params), False
                 params[name or f"input{i}"] = _param_value(value)
                 continue
         if fresh:
@@ -347,10 +350,13 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
         input_values.append(value)
     output_ids = []
     output_values = []
-    shown = len(outputs)
-    if opnames.function_name(op_type) is not None:
-        shown = _function_outputs(op_type, shown)
-    for t in outputs[:shown]:
+    if called:
+        shown = _function_outputs(op_type, len(outputs))
+        for t in outputs[shown:]:
+            known.add(t._id)  # what a tf.function keeps for its gradient
+        outputs = outputs[:shown]
+    floating = False
+    for t in outputs:
         value = array_of(t)
         if value is None:
             continue
@@ -358,19 +364,19 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
         known.add(key)
         output_ids.append(key)
         output_values.append(value)
-    for t in outputs[shown:]:
-        known.add(t._id)  # what a tf.function keeps for its gradient
-    if not input_ids and not any(v.dtype.kind in "fc" for v in output_values):
+        if value.dtype.kind in "fc":
+            floating = True
+    if not input_ids and not floating:
         plumbing.update(output_ids)  # shapes and axes computed from constants
         return
-    info = op_info(op_type)
     # TensorFlow runs a tf.function with its tapes stopped and records the call
     # right after: it records it all the same.
-    called = opnames.function_name(op_type) is not None
-    tapes = _recorded(state, info, input_ids, output_ids, output_values, called)
-    if tapes:
-        raw = tuple([alias.get(t._id, t._id) for t in inputs])
-        state.remember_outputs((op_type, raw), tuple(output_ids))
+    tapes = ()
+    if floating and state.stack:
+        tapes = _recorded(state, info, input_ids, output_ids, output_values, called)
+        if tapes:
+            raw = tuple([alias.get(t._id, t._id) for t in inputs])
+            state.remember_outputs((op_type, raw), tuple(output_ids))
     event = _new(
         OpEvent,
         (info, params, tuple(input_ids), tuple(output_ids), tuple(input_values),
@@ -378,6 +384,22 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
     )  # fmt: skip
     for listener in state.listeners:
         listener.on_op(event)
+
+
+# op type (as TensorFlow passes it) -> (op type, OpInfo or None for the ops
+# handled apart, static inputs, whether it calls a tf.function)
+_KINDS: dict[Any, tuple] = {}
+
+
+def _kind(op_type: Any) -> tuple:
+    name = op_type if type(op_type) is str else op_type.decode()
+    if name == _READ or name in _ASSIGNS or name in _IGNORED:
+        kind = (name, None, None, False)
+    else:
+        called = opnames.function_name(name) is not None
+        kind = (name, op_info(name), opnames.STATIC_INPUTS.get(name), called)
+    _KINDS[op_type] = kind
+    return kind
 
 
 _FUNCTION_OUTPUTS: dict[str, int] = {}
@@ -417,7 +439,27 @@ def _param_value(value: np.ndarray) -> Any:
     return value.tolist() if value.size <= 16 else f"<{value.dtype} {value.shape}>"
 
 
+_NO_PARAMS: dict = {}
+# attrs -> params, for the attrs ops are run with (a handful per program).
+_PARAMS: dict[tuple, dict] = {}
+
+
 def _params(attrs: tuple) -> dict:
+    """An op's attributes as parameters (shared: copy before changing)."""
+    if not attrs:
+        return _NO_PARAMS
+    try:
+        params = _PARAMS.get(attrs)
+    except TypeError:  # an unhashable attribute value
+        return _params_of(attrs)
+    if params is None:
+        params = _params_of(attrs)
+        if len(_PARAMS) < 4096:
+            _PARAMS[attrs] = params
+    return params
+
+
+def _params_of(attrs: tuple) -> dict:
     params = {}
     for i in range(0, len(attrs) - 1, 2):
         key = attrs[i]
@@ -438,8 +480,6 @@ def _recorded(state: Any, info: OpInfo, input_ids: list, output_ids: list,
     if not called and pywrap_tfe.TFE_Py_TapeSetIsStopped():
         return ()
     floating = [k for k, v in zip(output_ids, output_values) if v.dtype.kind in "fc"]
-    if not floating:
-        return ()
     tapes = []
     for mirror in stack:
         connected = mirror.connected

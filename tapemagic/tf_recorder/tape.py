@@ -6,6 +6,11 @@ answer), pauses and is reset, what it watches, and each gradient request with
 the cotangents its backward sweep reaches and its answer: the
 :class:`~tapemagic.engine.events.TapeEvent`, ``WatchEvent``, ``GradientAsked``,
 ``CotangentsReached`` and ``GradientAnswered`` records of tapemagic's engine.
+As on that engine, a request's own ops are heard only where a listener hears
+ops anyway (asked inside a ``with`` block). Cotangents are those TensorFlow's
+sweep hands to a Python gradient function: every op's but a ``tf.function``'s
+(differentiated as a whole) and a variable read's (whose cotangent is the
+variable's gradient, in the answer).
 
 :class:`RecordingTape` is a ``tf.GradientTape`` made with a listener (the
 ``%%tape`` magic's explanation log): the listener hears everything from
@@ -202,19 +207,18 @@ def _requested(kind: str) -> Callable:
         sources = call.get("sources", call.get("source"))
         pending = Request(self, listeners)
         STATE.requests.append(pending)
-        added = [item for item in listeners if recorder.listen(item)]
         _hear_sweeps(True)
         try:
             result = original(self, *args, **kwargs)
         except BaseException as err:  # an interrupt too: listeners must hear the end
-            _end_request(pending, added)
+            _end_request(pending)
             answered = GradientAnswered(
                 self, kind, _refs(target), _refs(sources), None, err
             )
             for listener in pending.listeners:
                 listener.on_gradient_answered(answered)
             raise
-        _end_request(pending, added)
+        _end_request(pending)
         if not self._persistent:
             _mirror(self).used = True
         flat = [result] if kind == "batch_jacobian" else tf.nest.flatten(result)
@@ -236,21 +240,17 @@ def _requested(kind: str) -> Callable:
     return request
 
 
-def _end_request(pending: Request, added: list) -> None:
+def _end_request(pending: Request) -> None:
     _hear_sweeps(False)
     requests = STATE.requests
     for i in range(len(requests) - 1, -1, -1):
         if requests[i] is pending:
             del requests[i]
             break
-    try:
-        if pending.reached:
-            event = CotangentsReached(tuple(pending.reached))
-            for listener in pending.listeners:
-                listener.on_cotangents(event)
-    finally:
-        for listener in added:
-            recorder.unlisten(listener)
+    if pending.reached:
+        event = CotangentsReached(tuple(pending.reached))
+        for listener in pending.listeners:
+            listener.on_cotangents(event)
 
 
 def _refs(structure: Any) -> tuple[ValueRef | None, ...]:

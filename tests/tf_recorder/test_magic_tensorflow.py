@@ -259,8 +259,9 @@ def test_the_view_of_a_tensorflow_tape(ip):
         ("round", 3, False),
         ("reduce_sum", 3, False),
     ]
-    # TensorFlow's backward sweep ran ops of its own, inside the request.
-    assert {op.during for op in graph.ops if op.during is not None} == {"g1"}
+    # The gradient was asked after the cell's block: its sweep's ops are not
+    # in the graph, as on tapemagic's engine.
+    assert len(forward) == len(graph.ops)
     assert graph.sources[0].how == "accessed"
     # %tape shows it again.
     result, _ = run(ip, "%tape --show text")
