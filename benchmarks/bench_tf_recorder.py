@@ -31,10 +31,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from timing import median_times  # noqa: E402  (benchmarks/timing.py)
-
 import keras  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from timing import median_times  # noqa: E402  (benchmarks/timing.py)
 
 from tapemagic.graph.log import ExplainLog  # noqa: E402
 from tapemagic.tf_recorder import load  # noqa: E402
@@ -120,14 +119,15 @@ def main() -> None:
             {"plain": plain, "recorded": recorded}, blocks=args.blocks, **timing
         )
         ratio = times["recorded"] / times["plain"]
-        unit = (lambda s: f"{s / ops * 1e6:.1f} us/op") if ops else (
-            lambda s: f"{s * 1e3:.2f} ms"
-        )
         met = "yes" if ratio < 2.0 else "no"
         print(
-            f"| {name} | {unit(times['plain'])} | {unit(times['recorded'])} "
+            f"| {name} | {_per(times['plain'], ops)} | {_per(times['recorded'], ops)} "
             f"| {ratio:.2f}x | < 2x: {met} |"
         )
+
+
+def _per(seconds: float, ops: int | None) -> str:
+    return f"{seconds / ops * 1e6:.1f} us/op" if ops else f"{seconds * 1e3:.2f} ms"
 
 
 if __name__ == "__main__":

@@ -120,4 +120,4 @@ def test_tensorflow_is_an_extra_the_test_extra_includes(pyproject, pins):
 
 def test_the_test_script_fails_without_tensorflow():
     script = (ROOT / "scripts" / "test.sh").read_text()
-    assert 'import tensorflow' in script
+    assert "import tensorflow" in script
