@@ -338,7 +338,8 @@ def tensorflow_engine() -> _Engine:
 def choose_engine(option: str | None, ns: dict) -> _Engine:
     """The engine a cell runs on: ``option`` if given (``--engine``), else the
     one ``tf`` names in ``ns`` (real TensorFlow when it is TensorFlow, or when
-    ``tf`` is unbound and TensorFlow is imported; tapemagic's otherwise).
+    ``tf`` is unbound and the namespace holds TensorFlow or Keras under another
+    name; tapemagic's otherwise).
 
     Raises:
         UsageError: for TensorFlow, when it is not installed.
@@ -358,8 +359,9 @@ def choose_engine(option: str | None, ns: dict) -> _Engine:
         if name == "tensorflow" or name.startswith("tensorflow."):
             return tensorflow_engine()
         return TAPEMAGIC
-    if "tensorflow" in sys.modules and not any(
-        isinstance(value, ModuleType) and value.__name__.startswith("tapemagic")
+    if any(
+        isinstance(value, ModuleType)
+        and value.__name__.split(".")[0] in ("tensorflow", "keras")
         for value in ns.values()
     ):
         return tensorflow_engine()

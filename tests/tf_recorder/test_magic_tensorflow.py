@@ -220,6 +220,7 @@ def test_explain_no_gradients_without_a_none_to_explain(ip):
 
 
 def test_the_engine_follows_tf_and_the_option(ip):
+    import keras
     import tensorflow as tf
 
     import tapemagic.tf as tmtf
@@ -228,6 +229,8 @@ def test_the_engine_follows_tf_and_the_option(ip):
     assert choose_engine(None, {"tf": tmtf}).name == "tapemagic"
     assert choose_engine("tapemagic", {"tf": tf}).name == "tapemagic"
     assert choose_engine("tensorflow", {"tf": tmtf}).name == "tensorflow"
+    assert choose_engine(None, {"keras": keras}).name == "tensorflow"
+    assert choose_engine(None, {"np": np}).name == "tapemagic"
     run_ok(ip, "%%tape --quiet\nc = tf.constant(2.0)\ntape.watch(c)\ny = c * c")
     assert type(ip.user_ns["tape"]).__mro__[1] is tf.GradientTape
     assert isinstance(ip.user_ns["y"], tf.Tensor)
