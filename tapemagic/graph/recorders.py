@@ -81,9 +81,11 @@ def register(surface: Surface) -> None:
 
     Example:
         >>> register(ENGINE)
-        >>> registered() == (ENGINE,)
+        >>> ENGINE in registered()
         True
         >>> unregister(ENGINE)
+        >>> ENGINE in registered()
+        False
     """
     if not any(s is surface for s in _REGISTERED):
         _REGISTERED.append(surface)

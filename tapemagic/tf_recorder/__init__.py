@@ -12,8 +12,8 @@ does): :func:`available` says whether it is installed, :func:`load` imports
 the recorder and TensorFlow with it. Modules: ``opnames`` (TensorFlow's op
 types under the names users write; no TensorFlow import), ``state`` (what the
 recorder keeps per thread), ``values`` (tensors and variables as events see
-them), ``recorder`` (ops, reads, assignments, conversions, escapes) and
-``tape`` (tape events, :class:`~tapemagic.tf_recorder.tape.RecordingTape`,
+them), ``ops`` (ops, reads, assignments), ``crossings`` (conversions,
+escapes), ``recorder`` (who listens, the hooks) and ``tape`` (tape events, :class:`~tapemagic.tf_recorder.tape.RecordingTape`,
 and the surface through which the graph package reads a TensorFlow tape).
 """
 

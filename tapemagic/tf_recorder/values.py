@@ -233,12 +233,10 @@ def _register_held(obj: Any) -> None:
     module = type(obj).__module__
     if not module.startswith(("keras.", "tensorflow.")):
         return
-    held = getattr(obj, "variables", None)
-    if held is None or callable(held):
-        return
     try:
-        items = list(held)
-    except Exception:  # not iterable after all: nothing to register
+        held = getattr(obj, "variables", None)
+        items = [] if held is None or callable(held) else list(held)
+    except Exception:  # an object whose variables cannot be listed (unbuilt...)
         return
     for item in items:
         register_variable(item)

@@ -7,8 +7,6 @@ gradient registry on which ops have a gradient.
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from tensorflow.python.framework import ops
 
@@ -86,9 +84,3 @@ def test_static_inputs_and_inputs_without_gradient_name_known_ops():
         assert unknown == set()
     assert opnames.STATIC_INPUTS["Sum"] == {1: "axis"}
     assert opnames.NO_GRADIENT_INPUTS["SelectV2"] == (0,)
-
-
-@pytest.mark.parametrize("module", [opnames, recorder])
-def test_docstring_examples(module):
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
