@@ -13,8 +13,9 @@ the recorder and TensorFlow with it. Modules: ``opnames`` (TensorFlow's op
 types under the names users write; no TensorFlow import), ``state`` (what the
 recorder keeps per thread), ``values`` (tensors and variables as events see
 them), ``ops`` (ops, reads, assignments), ``crossings`` (conversions,
-escapes), ``recorder`` (who listens, the hooks) and ``tape`` (tape events, :class:`~tapemagic.tf_recorder.tape.RecordingTape`,
-and the surface through which the graph package reads a TensorFlow tape).
+escapes), ``recorder`` (who listens, the hooks) and ``tape`` (tape events,
+:class:`~tapemagic.tf_recorder.tape.RecordingTape`, and the surface through
+which the graph package reads a TensorFlow tape).
 """
 
 from __future__ import annotations
