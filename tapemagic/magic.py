@@ -33,7 +33,6 @@ import keyword
 import linecache
 import sys
 import weakref
-from types import ModuleType
 from typing import Any
 
 from IPython.core.displayhook import DisplayHook
@@ -48,11 +47,8 @@ from IPython.core.magic import (
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-from . import tf_recorder
-from .engine.recorder import detach
-from .engine.tape import GradientTape, UnconnectedGradients
-from .engine.tensor import Tensor, Variable
-from .graph import recorders
+from .engine.tape import GradientTape
+from .engines import TAPEMAGIC, Engine, choose_engine, is_tape, tensorflow_engine
 from .graph.findings import Findings
 from .graph.from_tape import explain_tape, graph_from_tape
 from .graph.log import ExplainLog
@@ -240,134 +236,6 @@ def show_tape(shell: Any, name: str = "tape", show: str = "graph") -> TapeView:
     return TapeView(tape, name, show=show)
 
 
-def is_tape(obj: Any) -> bool:
-    """Whether ``obj`` is a GradientTape of tapemagic's engine or of TensorFlow
-    (whose recorder then becomes readable by the graph package).
-
-    Example:
-        >>> is_tape(GradientTape()), is_tape(None)
-        (True, False)
-    """
-    if isinstance(obj, GradientTape):
-        return True
-    if not _from_tensorflow(obj):
-        return False
-    surface = tensorflow_engine().surface
-    return surface.owns(obj)
-
-
-def _from_tensorflow(obj: Any) -> bool:
-    return any(
-        cls.__module__.startswith("tensorflow.") for cls in type(obj).__mro__[:-1]
-    )
-
-
-class _Engine:
-    """What the magic needs of one engine: its tapes, values and recorder."""
-
-    def __init__(
-        self,
-        name: str,
-        surface: Any,
-        tape: Any,
-        is_value: Any,
-        unconnected: Any,
-        detach: Any,
-        module: Any = None,
-    ) -> None:
-        self.name = name
-        self.module = module
-        self.surface = surface
-        self.tape = tape
-        self.is_value = is_value
-        self.unconnected = unconnected
-        self.detach = detach
-
-
-def _is_engine_value(obj: Any) -> bool:
-    return isinstance(obj, (Tensor, Variable))
-
-
-TAPEMAGIC = _Engine(
-    "tapemagic",
-    recorders.ENGINE,
-    GradientTape,
-    _is_engine_value,
-    UnconnectedGradients,
-    detach,
-)
-_TENSORFLOW: list[_Engine] = []
-
-
-def tensorflow_engine() -> _Engine:
-    """Real TensorFlow as the magic's engine: imports TensorFlow and its
-    recorder, and lets the graph package read TensorFlow's tapes.
-
-    Raises:
-        UsageError: if TensorFlow is not installed, saying how to install it.
-    """
-    if not _TENSORFLOW:
-        try:
-            module = tf_recorder.load()
-        except ModuleNotFoundError:
-            raise UsageError(
-                f"%%tape --engine tensorflow: {tf_recorder.MISSING}"
-            ) from None
-        import tensorflow as tf
-
-        recorders.register(module.SURFACE)
-
-        def detach_both(listener: Any) -> None:
-            module.recorder.detach(listener)
-            detach(listener)
-
-        _TENSORFLOW.append(
-            _Engine(
-                "tensorflow",
-                module.SURFACE,
-                module.RecordingTape,
-                module.SURFACE.is_value,
-                tf.UnconnectedGradients,
-                detach_both,
-                module,
-            )
-        )
-    return _TENSORFLOW[0]
-
-
-def choose_engine(option: str | None, ns: dict) -> _Engine:
-    """The engine a cell runs on: ``option`` if given (``--engine``), else the
-    one ``tf`` names in ``ns`` (real TensorFlow when it is TensorFlow, or when
-    ``tf`` is unbound and the namespace holds TensorFlow or Keras under another
-    name; tapemagic's otherwise).
-
-    Raises:
-        UsageError: for TensorFlow, when it is not installed.
-
-    Example:
-        >>> import tapemagic.tf as tf
-        >>> choose_engine(None, {"tf": tf}).name, choose_engine("tapemagic", {}).name
-        ('tapemagic', 'tapemagic')
-    """
-    if option == "tapemagic":
-        return TAPEMAGIC
-    if option == "tensorflow":
-        return tensorflow_engine()
-    tf = ns.get("tf")
-    if isinstance(tf, ModuleType):
-        name = tf.__name__
-        if name == "tensorflow" or name.startswith("tensorflow."):
-            return tensorflow_engine()
-        return TAPEMAGIC
-    if any(
-        isinstance(value, ModuleType)
-        and value.__name__.split(".")[0] in ("tensorflow", "keras")
-        for value in ns.values()
-    ):
-        return tensorflow_engine()
-    return TAPEMAGIC
-
-
 def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     """Everything ``%%tape line`` does with ``cell``, callable from Python.
 
@@ -474,7 +342,7 @@ def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split())
 
 
-def _evaluate(shell: Any, engine: _Engine, text: str, option: str,
+def _evaluate(shell: Any, engine: Engine, text: str, option: str,
               before: bool = False) -> Any:  # fmt: skip
     """Evaluate an option's expression; every leaf must be a tensor or variable."""
     try:
@@ -501,7 +369,7 @@ def _evaluate(shell: Any, engine: _Engine, text: str, option: str,
     return value
 
 
-def _evaluate_items(shell: Any, engine: _Engine, text: str, option: str) -> Any:
+def _evaluate_items(shell: Any, engine: Engine, text: str, option: str) -> Any:
     """One expression's value, or a list of the values of comma-separated ones."""
     items = split_commas(text)
     if not items:
@@ -511,7 +379,7 @@ def _evaluate_items(shell: Any, engine: _Engine, text: str, option: str) -> Any:
     return [_evaluate(shell, engine, item, option) for item in items]
 
 
-def _gradients(shell: Any, engine: _Engine, tape: Any, log: ExplainLog,
+def _gradients(shell: Any, engine: Engine, tape: Any, log: ExplainLog,
                args: Any) -> Any:  # fmt: skip
     target = _evaluate_items(shell, engine, args.target, "--target")
     sources = _evaluate_items(shell, engine, args.sources, "--sources")
@@ -610,7 +478,7 @@ def _labeller(shell: Any) -> Any:
     return label
 
 
-def _tensor_names(ns: dict, engine: _Engine) -> dict:
+def _tensor_names(ns: dict, engine: Engine) -> dict:
     is_value = engine.is_value
     return {
         key: value

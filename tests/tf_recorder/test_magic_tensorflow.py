@@ -17,8 +17,9 @@ from IPython.core.error import UsageError
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
+from tapemagic.engines import choose_engine
 from tapemagic.graph.from_tape import graph_from_tape
-from tapemagic.magic import choose_engine, explain_no_gradients, run_tape_cell
+from tapemagic.magic import explain_no_gradients, run_tape_cell
 
 SETUP = """
 import numpy as np
