@@ -7,7 +7,10 @@ write (:mod:`~tapemagic.tf_recorder.opnames`), with the tapes that recorded it;
 a ``tf.function`` call is one op named after the function (the ops traced
 inside it are not heard). ``ReadVariableOp`` becomes a :class:`ReadEvent` (the
 read shares the variable's id), ``AssignVariableOp`` and its add and sub forms
-an :class:`AssignEvent`. An op TensorFlow hands a variable to reads it in C,
+an :class:`AssignEvent`; a variable made while listening a :class:`VariableEvent`
+(:func:`announce_variable`, from the recorder's variable creator scope).
+``Where`` run by ``tf.boolean_mask`` is marked ``flat``, as the engine's
+``where_indices`` there. An op TensorFlow hands a variable to reads it in C,
 with no op of its own: the variable is asked whether it is trainable just
 before (:func:`trainable_property` hears that), and the read is recognised by
 its value. An input TensorFlow converted from Python in C is announced as a
@@ -17,6 +20,7 @@ its value. An input TensorFlow converted from Python in C is announced as a
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 import numpy as np
@@ -31,12 +35,21 @@ from ..engine.events import (
     OpInfo,
     ReadEvent,
     ValueRef,
+    VariableEvent,
 )
 from . import opnames
 from .state import STATE
-from .values import RESOURCE, NamedVariable, array_of, value_now, variable_of
+from .values import (
+    RESOURCE,
+    EagerTensor,
+    NamedVariable,
+    array_of,
+    as_variable,
+    value_now,
+    variable_of,
+)
 
-__all__ = ["on_op", "op_info", "trainable_property"]
+__all__ = ["announce_variable", "on_op", "op_info", "trainable_property"]
 
 _new = tuple.__new__
 
@@ -46,6 +59,10 @@ _ASSIGNS = {
     "AssignAddVariableOp": "assign_add",
     "AssignSubVariableOp": "assign_sub",
 }
+_WHERE = "Where"
+# tf.boolean_mask's own functions, which run Where on the mask.
+_MASKING = frozenset({"_apply_mask_1d", "boolean_mask", "boolean_mask_v2"})
+_ARRAY_OPS = "tensorflow.python.ops.array_ops"
 _IGNORED = frozenset(
     {"VarHandleOp", "VarIsInitializedOp", "DestroyResourceOp", "DisableCopyOnRead"}
 )
@@ -110,6 +127,8 @@ def _op(op_type: Any, inputs: tuple, attrs: tuple, outputs: tuple) -> None:
         state.accessed = []
     params = _params(attrs)
     shared = True  # params is _params' own until copied
+    if op_type == _WHERE:
+        params, shared = {"flat": _in_boolean_mask(sys._getframe(2))}, False
     input_ids: list[int] = []
     input_values: list[Any] = []
     i = -1
@@ -229,6 +248,27 @@ def _function_outputs(op_type: str, count: int) -> int:
             shown += 1
         shown = _FUNCTION_OUTPUTS[op_type] = shown or count
     return min(shown, count)
+
+
+def _in_boolean_mask(frame: Any) -> bool:
+    """Whether a Where op runs for tf.boolean_mask (its indices are the
+    positions of the mask's true elements, as the engine's ``where_indices``
+    with ``flat``), found among the few frames above the op."""
+    for _ in range(_MASK_DEPTH):
+        if frame is None:
+            return False
+        if (
+            frame.f_code.co_name in _MASKING
+            and frame.f_globals.get("__name__") == _ARRAY_OPS
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
+# How far above the op callback tf.boolean_mask's own function sits: TensorFlow
+# wraps each API function in two or three frames of dispatch.
+_MASK_DEPTH = 12
 
 
 def _static_name(static: dict | None, i: int, count: int) -> str | None:
@@ -412,6 +452,36 @@ def _assign(state: Any, inputs: tuple) -> None:
     )
     for listener in state.listeners:
         listener.on_assign(event)
+
+
+def announce_variable(state: Any, var: Any, initial: Any) -> None:
+    """A :class:`VariableEvent`: ``var`` was made from ``initial`` (a tensor or
+    variable it copies, or a Python or NumPy value; a callable is called by
+    TensorFlow, in C, and reported as the tensor it made)."""
+    python_type = type(initial).__name__
+    if callable(initial) and not hasattr(initial, "dtype"):
+        initial = None  # an initializer: its tensor is TensorFlow's own
+    made_from = None
+    if isinstance(initial, EagerTensor):
+        value = array_of(initial)
+        if value is not None:
+            key = initial._id
+            key = state.alias.get(key, key)
+            made_from = _new(ValueRef, (key, value.shape, value.dtype, value, None))
+    else:
+        inner = as_variable(initial)
+        if inner is not None:
+            value = value_now(inner)
+            made_from = _new(ValueRef, (inner.handle._id, value.shape, value.dtype,
+                                        value, NamedVariable(inner)))  # fmt: skip
+    value = value_now(var)
+    ref = _new(ValueRef, (var.handle._id, value.shape, value.dtype, value,
+                          NamedVariable(var)))  # fmt: skip
+    event = VariableEvent(ref, made_from, python_type, initial)
+    for listener in state.listeners:
+        hear = getattr(listener, "on_variable", None)
+        if hear is not None:
+            hear(event)
 
 
 def _python_type(value: np.ndarray | None) -> str:

@@ -25,7 +25,7 @@ from tensorflow.python.ops import variable_scope
 from tensorflow.python.ops.resource_variable_ops import BaseResourceVariable
 
 from .crossings import constant_eager_impl, escaping
-from .ops import on_op, op_info, trainable_property
+from .ops import announce_variable, on_op, op_info, trainable_property
 from .state import STATE
 from .values import _keras_variable_classes, register_variable
 
@@ -115,12 +115,15 @@ def _stop(state: Any) -> None:
 
 def _create_variable(next_creator: Callable, **kwargs: Any) -> Any:
     # Making a variable runs ops (its handle, its first assign): not the cell's.
-    STATE.quiet += 1
+    state = STATE
+    state.quiet += 1
     try:
         var = next_creator(**kwargs)
     finally:
-        STATE.quiet -= 1
+        state.quiet -= 1
     register_variable(var)
+    if state.listeners and not state.quiet and not state.escaping:
+        announce_variable(state, var, kwargs.get("initial_value"))
     return var
 
 

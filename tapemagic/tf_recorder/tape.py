@@ -32,6 +32,7 @@ import tensorflow as tf
 from tensorflow.python import pywrap_tfe
 from tensorflow.python.eager import backprop, context
 from tensorflow.python.framework import indexed_slices, ops
+from tensorflow.python.util import nest
 
 from ..engine.events import (
     CotangentsReached,
@@ -205,6 +206,8 @@ def _requested(kind: str) -> Callable:
             listener.on_gradient_asked(asked)
         target = call.get("target")
         sources = call.get("sources", call.get("source"))
+        given = tuple(flatten(target))
+        paths = tuple([path for path, _ in nest.flatten_with_tuple_paths(sources)])
         pending = Request(self, listeners)
         STATE.requests.append(pending)
         _hear_sweeps(True)
@@ -213,7 +216,7 @@ def _requested(kind: str) -> Callable:
         except BaseException as err:  # an interrupt too: listeners must hear the end
             _end_request(pending)
             answered = GradientAnswered(
-                self, kind, _refs(target), _refs(sources), None, err
+                self, kind, _refs(target), _refs(sources), None, err, given, paths
             )
             for listener in pending.listeners:
                 listener.on_gradient_answered(answered)
@@ -229,6 +232,8 @@ def _requested(kind: str) -> Callable:
             _refs(sources),
             tuple([_result_array(g) for g in flat]),
             None,
+            given,
+            paths,
         )
         for listener in pending.listeners:
             listener.on_gradient_answered(answered)

@@ -81,6 +81,11 @@ class NamedVariable:
         return self.variable.name if path is None else f"{path}:0"
 
     @property
+    def path(self) -> str | None:
+        """The Keras path of the Keras variable that wraps it, or None."""
+        return _PATHS.get(self.variable.handle._id)
+
+    @property
     def trainable(self) -> bool:
         return self.variable.trainable
 

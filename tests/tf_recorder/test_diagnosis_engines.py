@@ -21,7 +21,8 @@ from tapemagic.graph import log as log_module
 from tapemagic.graph.findings import CAUSES, Findings
 from tapemagic.graph.recorders import surface_of
 from tests.graph.cells import SETUP, check_sentences
-from tests.graph.test_diagnosis import CASES
+from tests.graph.test_diagnosis import CASES, check_corrected_gradient
+from tests.graph.test_diagnosis_situations import ZEROS
 
 ENGINES = {
     "tapemagic": SETUP,
@@ -91,8 +92,10 @@ def tape_type(ip) -> str:
 
 
 def test_every_cause_has_a_case_on_both_engines():
+    # NaN has its test below, a gradient of zeros the cells of ZEROS.
     covered = {case.cause for case in CASES.values()} | {"nan_gradient"}
-    assert covered == set(CAUSES)
+    assert ZEROS
+    assert covered | {"zero_gradient"} == set(CAUSES)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -104,6 +107,7 @@ def test_buggy_cell_is_explained(ip, engine, name):
     found = explain(ip, case.call)
     (finding,) = [f for f in found if f.source == case.source]
     assert (finding.cause, finding.line) == (case.cause, case.line)
+    assert finding.severity == case.severity
     assert case.fix_phrase in finding.fix
     assert case.message_phrase in finding.message
     tape = ip.user_ns["tape"]
@@ -112,7 +116,9 @@ def test_buggy_cell_is_explained(ip, engine, name):
     if case.line is not None:
         assert f"at line {case.line}" in finding.message
         assert finding.code == lines[case.line - 1].strip()
-    if case.call == "tape.explain()" and "grads" in ip.user_ns:
+    # The gradient is None, as TensorFlow says: for an error. A note (a source
+    # that is the target) explains a gradient that is there (all ones).
+    if case.severity == "error" and "grads" in ip.user_ns:
         grads = ip.user_ns["grads"]
         assert grads is None or (isinstance(grads, list) and None in grads)
 
@@ -122,15 +128,24 @@ def test_corrected_cell_has_no_finding(ip, engine, name):
     case = CASES[name]
     run_all(ip, case.fixed)
     assert list(explain(ip, case.call)) == []
-    grads = ip.user_ns["grads"]
-    assert grads is not None
-    if name == "argmax":
-        e = np.exp([0.5, -1.0])
-        softmax = e / e.sum()
-        expected = 2.0 * softmax[1] * (np.array([0.0, 1.0]) - softmax)
-        np.testing.assert_allclose(grads.numpy().ravel(), expected, rtol=1e-5)
-    else:
-        np.testing.assert_allclose(grads.numpy(), case.expected["grads"], rtol=1e-5)
+    check_corrected_gradient(name, ip.user_ns["grads"])
+
+
+@pytest.mark.parametrize("name", sorted(ZEROS))
+def test_a_gradient_of_zeros_gets_the_same_note(ip, engine, name):
+    setup, cell, repair, op, line, tf_grads, phrase, fix = ZEROS[name]
+    run_all(ip, [setup, cell])
+    np.testing.assert_array_equal(ip.user_ns["grads"].numpy(), tf_grads)
+    found = explain(ip, "tape.explain()")
+    assert found.errors == () and found.warnings == ()
+    (note,) = found.notes
+    assert (note.cause, note.op_name, note.line) == ("zero_gradient", op, line)
+    assert phrase in note.message and fix in note.fix
+    tape = ip.user_ns["tape"]
+    check_sentences(note, tuple(surface_of(tape).explain_listener(tape).lines))
+    run_all(ip, [repair, cell])
+    assert np.abs(ip.user_ns["grads"].numpy()).sum() > 0
+    assert list(explain(ip, "tape.explain()")) == []
 
 
 def test_nan_gradient_from_the_masked_branch_of_where(ip):

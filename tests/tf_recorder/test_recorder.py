@@ -314,6 +314,79 @@ def test_assignments_are_heard_with_the_value_assigned():
     assert assigns[2].python_type == "list"
 
 
+def test_boolean_mask_is_where_on_the_mask_then_gather_by_its_indices():
+    prices = tf.constant([10.0, 20.0, 30.0])
+    keep = tf.constant([True, False, True])
+    heard = Recording()
+    with RecordingTape(explain=heard):
+        kept = tf.boolean_mask(prices, keep)
+        coords = tf.where(keep)
+        size = tf.shape(prices)
+    ops = {e.op.name: e for e in heard.of("on_op")}
+    where = [e for e in heard.of("on_op") if e.op.name == "where_indices"]
+    assert [e.params for e in where] == [{"flat": True}, {"flat": False}]
+    assert where[0].op == OpInfo("where_indices", False, None, ())
+    # tf.boolean_mask: Reshape (of the mask, of the values), Where on the mask,
+    # Squeeze, then GatherV2 with those indices (an input without a gradient).
+    made_by = {out: e for e in heard.of("on_op") for out in e.output_ids}
+    assert made_by[where[0].input_ids[0]].input_ids == (keep._id,)
+    gather = ops["gather"]
+    assert gather.op.no_gradient_inputs == (1, 2) and gather.output_ids == (kept._id,)
+    assert made_by[gather.input_ids[0]].input_ids[0] == prices._id
+    assert made_by[gather.input_ids[1]].input_ids == where[0].output_ids
+    assert where[1].input_ids == (keep._id,) and where[1].output_ids == (coords._id,)
+    shape = [e for e in heard.of("on_op") if e.output_ids == (size._id,)]
+    assert [e.op for e in shape] == [OpInfo("shape", False, None, ())]
+    assert shape[0].input_ids == (prices._id,)
+    # TensorFlow's own values.
+    assert kept.numpy().tolist() == [10.0, 30.0]
+    assert coords.numpy().tolist() == [[0], [2]]
+
+
+def test_a_new_variable_is_heard_with_what_it_was_made_from():
+    x = tf.constant([[1.0, 2.0]])
+    heard = Recording()
+    with RecordingTape(explain=heard):
+        h = tf.matmul(x, tf.ones([2, 1]))
+        copied = tf.Variable(h)
+        rate = tf.Variable(0.5)
+        steps = tf.Variable([1, 2, 3])
+        layer = keras.layers.Dense(1)
+        layer.build((None, 2))
+    made = heard.of("on_variable")
+    by_var = {ref_id: e for e in made for ref_id in [e.variable.id]}
+    copy_event = by_var[handle_id(copied)]
+    assert copy_event.initial.id == h._id and copy_event.python_type == "EagerTensor"
+    rate_event = by_var[handle_id(rate)]
+    assert (rate_event.initial, rate_event.python_type, rate_event.source) == (
+        None,
+        "float",
+        0.5,
+    )
+    assert by_var[handle_id(steps)].python_type == "list"
+    kernel = by_var[handle_id(layer.kernel.value)]
+    assert kernel.initial is None and kernel.python_type == "function"
+    RECORDER.SURFACE.describe(layer.kernel)  # the recorder meets the Keras variable
+    assert kernel.variable.variable.path == layer.kernel.path
+    assert rate_event.variable.variable.path is None
+
+
+def test_a_gradient_answer_has_the_targets_as_given_and_the_sources_paths():
+    w = tf.Variable([1.0, -2.0], name="w")
+    b = tf.Variable(0.5, name="b")
+    heard = Recording()
+    with RecordingTape(persistent=True, explain=heard) as tape:
+        y = tf.reduce_sum(w * b)
+    tape.gradient(y, {"w": w, "pair": [b, w]})
+    with pytest.raises(AttributeError):
+        tape.gradient(np.float32(1.0), w)  # TensorFlow's error for a NumPy target
+    answered, failed = heard.of("on_gradient_answered")
+    assert answered.target_objects == (y,)
+    assert answered.source_paths == (("pair", 0), ("pair", 1), ("w",))
+    assert failed.targets == (None,) and failed.source_paths == ((),)
+    assert type(failed.target_objects[0]) is np.float32
+
+
 def test_a_tf_function_is_one_op_named_after_it():
     x = tf.constant([[1.0, 2.0]])
     w = tf.Variable([[0.5], [-1.0]], name="w")
