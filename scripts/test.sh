@@ -21,6 +21,13 @@ export E2E_ARTIFACTS_DIR="${E2E_ARTIFACTS_DIR:-$ARTIFACTS_DIR}"
 export E2E_REQUIRE_BROWSER=1
 mkdir -p "$ARTIFACTS_DIR"
 
+# The TensorFlow recorder's tests run every time: TensorFlow comes with the test
+# extra, and its absence is a failure, never a silent skip.
+if ! .venv/bin/python -c "import tensorflow" 2>/dev/null; then
+    echo "test.sh: TensorFlow is missing from .venv (it is in the test extra); rerun with FORCE_PIP=1" >&2
+    exit 1
+fi
+
 step "ruff check + ruff format --check"
 lint_rc=0
 .venv/bin/ruff check . || lint_rc=1

@@ -1,8 +1,10 @@
 """tapemagic: see what a gradient tape recorded, and why a gradient is None.
 
 ``import tapemagic.tf as tf`` gives a TensorFlow-compatible API on a NumPy engine;
-``%load_ext tapemagic`` adds the ``%%tape`` cell magic; ``tapemagic.show(tape)``
-draws any tape.
+``%load_ext tapemagic`` adds the ``%%tape`` cell magic, which runs on that
+engine or on real TensorFlow (``import tensorflow as tf``);
+``tapemagic.show(tape)`` draws any tape, ``tapemagic.explain(tape)`` says why its
+gradients are None. Importing tapemagic imports neither TensorFlow nor IPython.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__",
     "assert_no_none_gradients",
+    "explain",
     "load_ipython_extension",
     "show",
     "unload_ipython_extension",
@@ -50,7 +53,39 @@ def assert_no_none_gradients(
     """
     from .graph.diagnosis import assert_no_none_gradients as check
 
+    _make_readable(tape)
     check(tape, target, sources)
+
+
+def explain(tape: Any, target: Any = None, sources: Any = None) -> Any:
+    """Why gradients of ``tape`` are None: cause, cell line and fix of each.
+
+    Args:
+        tape: a ``%%tape`` cell's tape, on tapemagic's engine or on TensorFlow,
+            or a ``GradientTape(explain=True)``.
+        target, sources: tensors or variables (nested structures allowed), user
+            names, or None for every gradient asked so far; a pair not asked yet
+            is predicted.
+
+    Returns:
+        The findings (a ``tapemagic.graph.findings.Findings``; empty when no
+        gradient is None).
+
+    Raises:
+        ValueError: if the tape keeps no explanation log.
+
+    Example:
+        >>> import tapemagic.tf as tf
+        >>> c = tf.constant(3.0)
+        >>> with tf.GradientTape(explain=True) as tape:
+        ...     y = c * c
+        >>> print(explain(tape, y, c)[0].cause)
+        not_watched
+    """
+    from .graph.from_tape import explain_tape
+
+    _make_readable(tape)
+    return explain_tape(tape, target, sources)
 
 
 def load_ipython_extension(ipython: Any) -> None:
@@ -78,6 +113,15 @@ def unload_ipython_extension(ipython: Any) -> None:
     from .magic import unload_ipython_extension as unload
 
     unload(ipython)
+
+
+def _make_readable(tape: Any) -> None:
+    """Let the graph package read a TensorFlow tape (its recorder loads then)."""
+    if any(cls.__module__.startswith("tensorflow.") for cls in type(tape).__mro__):
+        from .graph.recorders import register
+        from .tf_recorder import load
+
+        register(load().SURFACE)
 
 
 # The engine never imports the graph package: GradientTape(explain=True) and

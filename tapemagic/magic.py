@@ -15,6 +15,11 @@ cell's own: line 1 is the ``%%tape`` line. ``%%tape`` must be the cell's first
 line, as for every cell magic; elsewhere IPython reports
 ``UsageError: Line magic function `%%tape` not found``.
 
+The cell runs on the engine that ``tf`` names in the user namespace: real
+TensorFlow (``import tensorflow as tf``; the cell then runs in a real
+``tf.GradientTape``, heard by :mod:`tapemagic.tf_recorder`) or tapemagic's
+own (``import tapemagic.tf as tf``); ``--engine`` chooses one.
+
 Load it with ``%load_ext tapemagic``, or without any ``%load_ext`` through
 IPython's ``lazy_magics``::
 
@@ -27,6 +32,7 @@ import ast
 import keyword
 import linecache
 import sys
+import weakref
 from typing import Any
 
 from IPython.core.displayhook import DisplayHook
@@ -43,19 +49,18 @@ from IPython.display import display
 
 import tapemagic
 
-from .engine import nest
 from .engine import tape as tape_module
-from .engine.recorder import detach
 from .engine.tape import (
     GradientTape,
-    UnconnectedGradients,
     set_explain_default,
     set_explain_factory,
     unwatchable,
 )
-from .engine.tensor import Tensor, Variable
+from .engine.tensor import Variable
+from .engines import TAPEMAGIC, Engine, choose_engine, is_tape, tensorflow_engine
 from .graph.diagnosis import diagnose
-from .graph.from_tape import graph_from_tape, unseen_findings
+from .graph.findings import Findings
+from .graph.from_tape import explain_tape, graph_from_tape, unseen_findings
 from .graph.log import ExplainLog
 from .graph.source import assigned_name, split_commas
 from .viz.view import TapeView, find_problems, tape_mimebundle
@@ -64,6 +69,7 @@ __all__ = [
     "TapeMagics",
     "TapeView",
     "explain_every_tape",
+    "explain_no_gradients",
     "find_problems",
     "load_ipython_extension",
     "run_tape_cell",
@@ -126,6 +132,13 @@ class TapeMagics(Magics):
         default="none",
         help="What a source the target does not depend on gets: None (default) "
         "or zeros, as tf.UnconnectedGradients.",
+    )
+    @argument(
+        "--engine",
+        choices=("tensorflow", "tapemagic"),
+        help="Run the cell on real TensorFlow or on tapemagic's engine (default: "
+        "the one `tf` names in the notebook: import tensorflow as tf, or import "
+        "tapemagic.tf as tf).",
     )
     @argument(
         "--quiet",
@@ -197,12 +210,13 @@ class TapeMagics(Magics):
         return show_tape(self.shell, args.name, show=args.show)
 
 
-def show(tape: GradientTape, name: str | None = None) -> None:
+def show(tape: Any, name: str | None = None) -> None:
     """Display the view of ``tape``: the widget in a notebook, text elsewhere.
 
     Args:
-        tape: a GradientTape (best made by ``%%tape`` or with ``explain=True``,
-            so that every op that ran is known, recorded or not).
+        tape: a GradientTape, of tapemagic's engine or of TensorFlow (best made
+            by ``%%tape`` or with ``explain=True``, so that every op that ran
+            is known, recorded or not).
         name: how to call it in the view (default: its name in the notebook).
 
     Raises:
@@ -218,7 +232,7 @@ def show(tape: GradientTape, name: str | None = None) -> None:
         Ops: 1 recorded on the tape, of 1 that ran.
         ...
     """
-    if not isinstance(tape, GradientTape):
+    if not is_tape(tape):
         raise TypeError(
             f"tapemagic.show() draws a GradientTape, got {type(tape).__name__!r}. "
             "Pass the tape itself, e.g. tapemagic.show(tape)."
@@ -239,7 +253,7 @@ def show_tape(shell: Any, name: str = "tape", show: str = "graph") -> TapeView:
         UsageError: if ``name`` is not bound to a GradientTape.
     """
     tape = shell.user_ns.get(name)
-    if not isinstance(tape, GradientTape):
+    if not is_tape(tape):
         what = "not defined" if tape is None else f"a {type(tape).__name__}"
         raise UsageError(
             f"%tape {name}: {name!r} is {what}, not a GradientTape. Run a %%tape "
@@ -290,23 +304,27 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
             "the tape. Give --out another name."
         )
     ns = shell.user_ns
+    engine = choose_engine(args.engine, ns)
     watch = [
-        _evaluate(shell, text, "--watch", before=True)
+        _evaluate(shell, engine, text, "--watch", before=True)
         for text in split_commas(args.watch or "")
     ]
     header = f"%%tape {line}".rstrip()
     filename, codes = _compile_cell(shell, header, cell)
 
-    log = ExplainLog(filename, lines=_lines(header, cell))
+    log = ExplainLog(filename, lines=_lines(header, cell), recorder=engine.surface)
     log.label_for = _labeller(shell)
     log.label = log.label_for(filename)
     log.assignment_of = _assignment_finder(shell)
-    tape = GradientTape(
+    if engine is not TAPEMAGIC:
+        engine.module.note_namespace(ns)
+    tape = engine.tape(
         persistent=args.persistent,
         watch_accessed_variables=args.watch_accessed,
         explain=log,
     )
-    before = _tensor_names(ns)
+    _LAST_TAPE[:] = [weakref.ref(tape)]
+    before = _tensor_names(ns, engine)
     ns[args.name] = tape
     error = None
     try:
@@ -317,9 +335,11 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
                 exec(code, shell.user_global_ns, ns)
     except BaseException as err:  # KeyboardInterrupt too: the tape is still bound
         error = err
-    _detach(log)
+    engine.detach(log)
     ns[args.name] = tape
-    after = _tensor_names(ns)
+    if engine is not TAPEMAGIC:
+        engine.module.note_namespace(ns)  # Keras layers built by the cell
+    after = _tensor_names(ns, engine)
     after.update((key, ns[key]) for key in before if key in ns and key not in after)
     after.pop(args.name, None)
     log.note_namespace(before, after)
@@ -338,15 +358,17 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
     gradients = None
     if args.target is not None:
         try:
-            gradients = _gradients(shell, tape, log, args)
+            gradients = _gradients(shell, engine, tape, log, args)
         finally:
-            _detach(log)
+            # A gradient that a KeyboardInterrupt stopped half-way leaves the
+            # log on the listener lists: every later sweep would feed it.
+            engine.detach(log)
             log.shown = len(log.requests)  # the cell's view explains them
         ns[args.out] = gradients
     return TapeView(tape, args.name, gradients, show=args.show)
 
 
-def _explain_failed_calls(tape: GradientTape, name: str, error: BaseException) -> None:
+def _explain_failed_calls(tape: Any, name: str, error: BaseException) -> None:
     """Add the diagnosis of a gradient call that failed on its arguments (a
     target that is not a tensor) to the error, under its traceback."""
     graph = graph_from_tape(tape, name=name)
@@ -356,18 +378,12 @@ def _explain_failed_calls(tape: GradientTape, name: str, error: BaseException) -
             error.add_note(f"{finding.message} {finding.fix}")
 
 
-def _detach(log: ExplainLog) -> None:
-    """Take the cell's log off the listener lists, where a gradient that a
-    KeyboardInterrupt stopped half-way leaves it (every later backward sweep
-    in the kernel would feed it)."""
-    detach(log)
-
-
 def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split())
 
 
-def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
+def _evaluate(shell: Any, engine: Engine, text: str, option: str,
+              before: bool = False) -> Any:  # fmt: skip
     """Evaluate an option's expression; every leaf must be a tensor or variable."""
     try:
         value = eval(text, shell.user_global_ns, shell.user_ns)
@@ -381,7 +397,7 @@ def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
         raise UsageError(
             f"{option} {text!r} raised {type(err).__name__}: {_one_line(err)}.{hint}"
         ) from None
-    for leaf in nest.flatten(value):
+    for leaf in engine.surface.flatten(value):
         if option == "--watch" and isinstance(leaf, Variable) and unwatchable(leaf):
             # a Keras weight, which tape.watch refuses as TensorFlow's does
             watch = f"{text}.value" if leaf is value else f"[w.value for w in {text}]"
@@ -392,7 +408,7 @@ def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
                 f"behind it: --watch {watch!r}, or drop --watch: the tape watches "
                 "trainable Keras weights when it reads them."
             )
-        if not isinstance(leaf, (Tensor, Variable)):
+        if not engine.is_value(leaf):
             shown = " ".join(repr(leaf).split())  # an array's repr has newlines
             shown = shown if len(shown) <= 40 else shown[:37] + "..."
             raise UsageError(
@@ -403,20 +419,21 @@ def _evaluate(shell: Any, text: str, option: str, before: bool = False) -> Any:
     return value
 
 
-def _evaluate_items(shell: Any, text: str, option: str) -> Any:
+def _evaluate_items(shell: Any, engine: Engine, text: str, option: str) -> Any:
     """One expression's value, or a list of the values of comma-separated ones."""
     items = split_commas(text)
     if not items:
         raise UsageError(f"{option} is empty: name at least one tensor or variable.")
     if len(items) == 1:
-        return _evaluate(shell, items[0], option)
-    return [_evaluate(shell, item, option) for item in items]
+        return _evaluate(shell, engine, items[0], option)
+    return [_evaluate(shell, engine, item, option) for item in items]
 
 
-def _gradients(shell: Any, tape: GradientTape, log: ExplainLog, args: Any) -> Any:
-    target = _evaluate_items(shell, args.target, "--target")
-    sources = _evaluate_items(shell, args.sources, "--sources")
-    mode = UnconnectedGradients(args.unconnected)
+def _gradients(shell: Any, engine: Engine, tape: Any, log: ExplainLog,
+               args: Any) -> Any:  # fmt: skip
+    target = _evaluate_items(shell, engine, args.target, "--target")
+    sources = _evaluate_items(shell, engine, args.sources, "--sources")
+    mode = engine.unconnected(args.unconnected)
     log.via = f"--target {args.target} --sources {args.sources}"
     try:
         return tape.gradient(target, sources, unconnected_gradients=mode)
@@ -531,11 +548,12 @@ def _labeller(shell: Any) -> Any:
     return label
 
 
-def _tensor_names(ns: dict) -> dict:
+def _tensor_names(ns: dict, engine: Engine) -> dict:
+    is_value = engine.is_value
     return {
         key: value
         for key, value in ns.items()
-        if not key.startswith("_") and isinstance(value, (Tensor, Variable))
+        if not key.startswith("_") and is_value(value)
     }
 
 
@@ -550,6 +568,10 @@ def _user_traceback(tb: Any, filename: str) -> Any:
 # What displayed a GradientTape before the extension was loaded, per shell:
 # unloading puts it back.
 _PREVIOUS_FORMATTERS: dict[int, Any] = {}
+# TensorFlow's tape class, named so that registering its display imports nothing.
+_TF_TAPE = ("tensorflow.python.eager.backprop", "GradientTape")
+# The tape of the last %%tape cell (held weakly).
+_LAST_TAPE: list[Any] = []
 
 # The post_run_cell callback each shell runs, to unregister it on unloading.
 _LATER_CELLS: dict[int, Any] = {}
@@ -591,11 +613,13 @@ def explain_every_tape(shell: Any, on: bool) -> None:
 
 
 def load_ipython_extension(ipython: Any) -> None:
-    """Register ``%%tape``, ``%tape`` and how a GradientTape is displayed.
+    """Register ``%%tape``, ``%tape``, how a GradientTape is displayed, and the
+    explanation of "No gradients provided for any variable".
 
     ``%load_ext tapemagic`` calls this. A tape that ends a cell shows its
     :class:`~tapemagic.viz.view.TapeView` (the engine knows nothing of views:
-    the display is registered with IPython's mimebundle formatter).
+    the display is registered with IPython's mimebundle formatter, for
+    TensorFlow's tape by name, so loading the extension imports no TensorFlow).
     """
     ipython.register_magics(TapeMagics)
     if id(ipython) not in _LATER_CELLS:
@@ -605,10 +629,13 @@ def load_ipython_extension(ipython: Any) -> None:
     previous = formatter.for_type(GradientTape, tape_mimebundle)
     if previous is not tape_mimebundle:
         _PREVIOUS_FORMATTERS[id(ipython)] = previous
+    formatter.for_type_by_name(*_TF_TAPE, _tensorflow_tape_mimebundle)
+    if _explain_after_cell not in ipython.events.callbacks["post_run_cell"]:
+        ipython.events.register("post_run_cell", _explain_after_cell)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    """Remove ``%%tape``, ``%tape`` and the display of GradientTape."""
+    """Remove what :func:`load_ipython_extension` registered."""
     magics = ipython.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("tape", None)
@@ -619,6 +646,70 @@ def unload_ipython_extension(ipython: Any) -> None:
     explain_every_tape(ipython, False)
     formatter = ipython.display_formatter.mimebundle_formatter
     formatter.pop(GradientTape, None)
+    formatter.deferred_printers.pop(_TF_TAPE, None)
+    if "tensorflow" in sys.modules:
+        formatter.pop(sys.modules[_TF_TAPE[0]].GradientTape, None)
     previous = _PREVIOUS_FORMATTERS.pop(id(ipython), None)
     if previous is not None:
         formatter.for_type(GradientTape, previous)
+    if _explain_after_cell in ipython.events.callbacks["post_run_cell"]:
+        ipython.events.unregister("post_run_cell", _explain_after_cell)
+
+
+def _tensorflow_tape_mimebundle(tape: Any) -> dict:
+    """How IPython shows a ``tf.GradientTape``: its view, as for the engine's."""
+    tensorflow_engine()
+    return tape_mimebundle(tape)
+
+
+# TensorFlow's and Keras's words when an optimizer gets only None gradients.
+_NO_GRADIENTS = "No gradients provided for any variable"
+
+
+def explain_no_gradients(error: BaseException, tape: Any = None) -> str | None:
+    """What to tell a user whose optimizer said "No gradients provided for any
+    variable": which gradients of the last ``%%tape`` tape (or ``tape``) are
+    None, and why. None for any other error.
+
+    Example:
+        >>> explain_no_gradients(ValueError("shapes do not match")) is None
+        True
+    """
+    if _NO_GRADIENTS not in str(error):
+        return None
+    if tape is None:
+        tape = _LAST_TAPE[0]() if _LAST_TAPE else None
+    if tape is None:
+        return (
+            f"tapemagic: {_NO_GRADIENTS}: every gradient given to the optimizer is "
+            "None. Run the cell that computes them with %%tape to see why."
+        )
+    errors = Findings(explain_tape(tape)).errors
+    if not errors:
+        return (
+            f"tapemagic: {_NO_GRADIENTS}: every gradient given to the optimizer is "
+            "None, but the last %%tape tape asked for no gradient that is None. "
+            "Compute the gradients in the %%tape cell (tape.gradient(loss, "
+            "model.trainable_variables)) to see why they are None."
+        )
+    count = len(errors)
+    head = "1 gradient is None" if count == 1 else f"{count} gradients are None"
+    lines = "\n".join(f"- {f.message} {f.fix}" for f in errors)
+    return (
+        f"tapemagic: {_NO_GRADIENTS}: the optimizer got only None gradients. In "
+        f"the last %%tape tape, {head}:\n{lines}"
+    )
+
+
+def _explain_after_cell(result: Any) -> None:
+    """After a cell that raised "No gradients provided for any variable", say
+    why, from the last %%tape tape."""
+    error = getattr(result, "error_in_exec", None)
+    if error is None:
+        return
+    try:
+        text = explain_no_gradients(error)
+    except Exception as err:  # an explanation never breaks the notebook
+        text = f"tapemagic: could not explain the None gradients ({_one_line(err)})."
+    if text is not None:
+        print(text)

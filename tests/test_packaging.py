@@ -101,3 +101,23 @@ def test_scripts_never_download_a_browser(script):
     text = (ROOT / "scripts" / script).read_text()
     commands = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
     assert not any("playwright install" in line for line in commands)
+
+
+def test_tensorflow_is_an_extra_the_test_extra_includes(pyproject, pins):
+    extras = pyproject["project"]["optional-dependencies"]
+    assert extras["tensorflow"] == ["tensorflow-cpu==2.21.0"]
+    # The test extra installs it, so every test run runs the TensorFlow tests.
+    assert set(extras["tensorflow"]) <= set(extras["test"])
+    assert pins["tensorflow-cpu"] == "2.21.0"
+    # TensorFlow 2.21 works with the pinned NumPy; its own dependencies are pinned.
+    assert pins["numpy"] == "2.4.6"
+    for name in ("keras", "protobuf", "ml-dtypes", "h5py", "absl-py", "grpcio"):
+        assert name in pins, name
+    # The course and Binder do not need it.
+    assert not any("tensorflow" in r for r in pyproject["project"]["dependencies"])
+    assert not any("tensorflow" in r for r in extras["lab"])
+
+
+def test_the_test_script_fails_without_tensorflow():
+    script = (ROOT / "scripts" / "test.sh").read_text()
+    assert "import tensorflow" in script

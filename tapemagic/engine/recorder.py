@@ -50,6 +50,7 @@ from .events import (
     VariableEvent,
     WatchEvent,
 )
+from .tape import GradientTape
 from .tensor import Tensor, Variable
 
 __all__ = [
@@ -77,6 +78,7 @@ __all__ = [
     "dtype_name",
     "explain_listener",
     "flatten",
+    "is_tape",
     "listening",
     "op_event",
     "op_info",
@@ -264,6 +266,17 @@ def describe_tape(tape: Any, nodes: bool = True) -> TapeState:
         watched=tuple([describe(t) for t in tape._watched.values()]),
         nodes=records,
     )
+
+
+def is_tape(obj: Any) -> bool:
+    """Whether ``obj`` is a GradientTape of this engine.
+
+    Example:
+        >>> from tapemagic.engine import GradientTape
+        >>> is_tape(GradientTape()), is_tape("tape")
+        (True, False)
+    """
+    return isinstance(obj, GradientTape)
 
 
 def explain_listener(tape: Any) -> Any:

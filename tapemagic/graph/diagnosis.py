@@ -133,7 +133,8 @@ def assert_no_none_gradients(
 
     Args:
         tape: a ``GradientTape`` with an explanation log (a ``%%tape`` cell's
-            tape, or ``GradientTape(explain=True)``), or a graph model.
+            tape on either engine, or ``GradientTape(explain=True)``), or a
+            graph model.
         target, sources: what to check, as for ``tape.explain``; None checks
             every gradient asked so far.
 
@@ -148,7 +149,10 @@ def assert_no_none_gradients(
     if isinstance(tape, Graph):
         findings = Findings(diagnose(tape, target, sources))
     else:
-        findings = Findings(tape.explain(target, sources))
+        # Any recorder's tape; from_tape reads the engine, so it loads on use.
+        from .from_tape import explain_tape
+
+        findings = explain_tape(tape, target, sources)
     errors = findings.errors
     if errors:
         count = len(errors)

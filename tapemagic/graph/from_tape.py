@@ -13,13 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.recorder import (
-    describe,
-    describe_tape,
-    dtype_name,
-    explain_listener,
-    flatten,
-)
+from ..engine.recorder import dtype_name
 from .diagnosis import diagnose
 from .findings import Findings
 from .log import LIVE_LOGS, ExplainLog, preview, user_namespace
@@ -42,6 +36,7 @@ from .model import (
     Value,
     Watch,
 )
+from .recorders import Surface, surface_of
 
 __all__ = ["explain_tape", "graph_from_tape", "unseen_findings"]
 
@@ -52,7 +47,9 @@ def graph_from_tape(
     """The graph model of ``tape``.
 
     Args:
-        tape: a ``GradientTape`` (with or without an explanation log).
+        tape: a ``GradientTape`` of any registered recorder (see
+            :mod:`tapemagic.graph.recorders`), with or without an explanation
+            log.
         name: the user's name for the tape, for labels.
         namespace: names to label values with (e.g. ``globals()``), for tapes
             the ``%%tape`` magic did not make (it records the names itself).
@@ -71,10 +68,11 @@ def graph_from_tape(
         >>> g.name_of(g.ops[0].outputs[0])
         'y'
     """
-    log = explain_listener(tape)
+    surface = surface_of(tape)
+    log = surface.explain_listener(tape)
     if isinstance(log, ExplainLog):
         return _Builder(tape, log, name, namespace).graph()
-    return _graph_from_nodes(tape, name)
+    return _graph_from_nodes(tape, name, surface)
 
 
 def _differentiable(dtype: np.dtype) -> bool:
@@ -107,8 +105,9 @@ class _Builder:
 
     def __init__(self, tape: Any, log: ExplainLog, name: str | None,
                  namespace: dict | None) -> None:  # fmt: skip
-        self.state = describe_tape(tape, nodes=False)
+        self.state = log.recorder.describe_tape(tape, nodes=False)
         self.log = log
+        describe = log.recorder.describe
         self.name = name
         self.names = dict(log.names)
         for key, value in (namespace or {}).items():
@@ -202,7 +201,7 @@ class _Builder:
             key = by_id[source.value]
             var = self.log.variables.get(key)
             if var is not None:
-                text = preview(describe(var).value)
+                text = preview(self.log.recorder.describe(var).value)
             else:
                 glimpse = self.log.previews.get(key)
                 text = None if glimpse is None else preview(glimpse)
@@ -415,9 +414,9 @@ def _edges(ops: tuple[OpNode, ...]) -> tuple[Edge, ...]:
     return tuple(edges)
 
 
-def _graph_from_nodes(tape: Any, name: str | None) -> Graph:
+def _graph_from_nodes(tape: Any, name: str | None, surface: Surface) -> Graph:
     """The model of a tape without a log: what it recorded for backprop."""
-    state = describe_tape(tape)
+    state = surface.describe_tape(tape)
     vid: dict[int, str] = {}
     values: list[Value] = []
     variables = {ref.id: ref.variable for ref in state.variables}
@@ -484,7 +483,8 @@ def explain_tape(tape: Any, target: Any = None, sources: Any = None) -> Findings
     """What ``tape.explain(target, sources)`` returns: the tape's findings.
 
     Args:
-        tape: a ``GradientTape`` with an explanation log.
+        tape: a ``GradientTape`` with an explanation log (a ``%%tape`` cell's
+            tape, on either engine).
         target, sources: tensors or variables (nested structures allowed), user
             names, or None (see :func:`tapemagic.graph.diagnosis.diagnose`).
 
@@ -502,12 +502,17 @@ def explain_tape(tape: Any, target: Any = None, sources: Any = None) -> Findings
         >>> list(explain_tape(tape, y, w))
         []
     """
-    log = explain_listener(tape)
+    surface = surface_of(tape)
+    log = surface.explain_listener(tape)
     if not isinstance(log, ExplainLog):
+        how = (
+            "Make it with tf.GradientTape(explain=True), or run the cell with %%tape."
+            if surface.name == "tapemagic"
+            else "Run the cell that uses it with %%tape, which records one."
+        )
         raise ValueError(
             "This GradientTape keeps no explanation log, so it cannot say why a "
-            "gradient is None. Make it with tf.GradientTape(explain=True), or run "
-            "the cell with %%tape."
+            f"gradient is None. {how}"
         )
     target_ids = _value_ids(log, target)
     source_ids = _value_ids(log, sources)
@@ -521,8 +526,9 @@ def _value_ids(log: ExplainLog, structure: Any) -> list | None:
     """Graph ids for the tensors in ``structure`` (names pass through)."""
     if structure is None:
         return None
-    items = [structure] if isinstance(structure, str) else flatten(structure)
-    refs = [describe(item) for item in items]
+    recorder = log.recorder
+    items = [structure] if isinstance(structure, str) else recorder.flatten(structure)
+    refs = [recorder.describe(item) for item in items]
     for ref in refs:
         if ref is not None:
             log.see(ref)

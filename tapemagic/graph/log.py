@@ -60,8 +60,8 @@ from ..engine.recorder import (
     ValueRef,
     VariableEvent,
     WatchEvent,
-    describe,
 )
+from .recorders import ENGINE, Surface
 
 __all__ = ["LIVE_LOGS", "ExplainLog", "preview", "user_location", "user_namespace"]
 
@@ -132,6 +132,9 @@ class ExplainLog(Listener):
             creates the log.
         label: how to name that code for people, e.g. ``"In[5]"``.
         lines: its source lines, line 1 first (for quoting in explanations).
+        recorder: the surface of the recorder whose events the log hears
+            (:data:`~tapemagic.graph.recorders.ENGINE` by default), through
+            which it describes the objects it is handed.
 
     Attributes:
         events: the entries, in the order they happened (see the module docs).
@@ -192,9 +195,11 @@ class ExplainLog(Listener):
         *,
         label: str | None = None,
         lines: tuple[str, ...] | None = None,
+        recorder: Surface = ENGINE,
     ) -> None:
         if filename is None:
             filename, _ = user_location()
+        self.recorder = recorder
         self.filename = filename
         self.label = label
         self.lines = lines
@@ -444,7 +449,7 @@ class ExplainLog(Listener):
     def _note_object(self, key: int, value: Any) -> None:
         # The same float, list or array converted again is one object; Python
         # ints are shared (small ones are cached), so never linked.
-        if isinstance(value, (bool, int)) or describe(value) is not None:
+        if isinstance(value, (bool, int)) or self.recorder.describe(value) is not None:
             return
         kept = self._sources.get(id(value))
         if kept is None or kept[0] is not value:
@@ -680,6 +685,7 @@ class ExplainLog(Listener):
                 recording (see ``tapemagic.magic``): tensors, variables, and
                 names that held one of them before.
         """
+        describe = self.recorder.describe
         bindings = []
         names: dict[int, list[str]] = {}
         for name in sorted(set(before) | set(after)):

@@ -14,6 +14,13 @@ NOTEBOOK_CELLS = [
     "y_hat = h + b.numpy()\n"
     "loss = tf.reduce_sum(y_hat)",
 ]
+# The same cells on real TensorFlow: the same graph, the same None, the same
+# sweep (the TensorFlow recorder emits the engine's events).
+TENSORFLOW_CELLS = [
+    cell.replace("import tapemagic.tf as tf", "import tensorflow as tf")
+    for cell in NOTEBOOK_CELLS
+]
+CELLS = {"tapemagic": NOTEBOOK_CELLS, "tensorflow": TENSORFLOW_CELLS}
 # Counted by hand: w and b (sources), x and the NumPy copy of b (unwatched
 # inputs), matmul, add and reduce_sum (ops), loss (target).
 EXPECTED_NODES = 8

@@ -9,7 +9,9 @@ Playwright (the Python package and its bundled driver) drives Debian's
 graphviz ``<svg>`` drawn inside it by the browser's widget manager. It checks
 the number of nodes, the source whose gradient is None (in the graph and in the
 Sources tab), and that the step slider replays the backward sweep through the
-kernel. Screenshots go to $ARTIFACTS_DIR (default ./artifacts).
+kernel. The same notebook runs on tapemagic's engine and on real TensorFlow
+(``import tensorflow as tf``: the TensorFlow recorder feeds the same widget).
+Screenshots go to $ARTIFACTS_DIR (default ./artifacts).
 
 Environment knobs:
   CHROMIUM_PATH        browser binary (default /usr/bin/chromium)
@@ -38,7 +40,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from tests.browser.notebook import EXPECTED_NODES, NOTEBOOK_CELLS, SWEEP_STEPS
+from tests.browser.notebook import CELLS, EXPECTED_NODES, SWEEP_STEPS
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 sync_playwright = playwright_api.sync_playwright
@@ -91,14 +93,14 @@ class Timer:
         )
 
 
-def make_notebook(path: Path) -> None:
+def make_notebook(path: Path, cells: list[str]) -> None:
     nb = new_notebook()
     nb.metadata["kernelspec"] = {
         "name": "python3",
         "display_name": "Python 3 (ipykernel)",
         "language": "python",
     }
-    nb.cells = [new_code_cell(src) for src in NOTEBOOK_CELLS]
+    nb.cells = [new_code_cell(src) for src in cells]
     nbformat.write(nb, path)
 
 
@@ -286,12 +288,18 @@ def _run_all(page, how: str) -> None:
         raise ValueError(how)
 
 
+# Screenshot names per engine (the engine's keep their names).
+SHOTS = {"tapemagic": "tape", "tensorflow": "tape-tensorflow"}
+
+
 @pytest.mark.browser
-def test_tape_widget_renders_in_jupyterlab(lab, tmp_path):
+@pytest.mark.parametrize("engine", sorted(CELLS))
+def test_tape_widget_renders_in_jupyterlab(lab, tmp_path, engine):
     how = "command"
-    timer = Timer("tape-widget")
-    nb_name = "tape.ipynb"
-    make_notebook(lab.root / nb_name)
+    shot = SHOTS[engine]
+    timer = Timer(f"{shot}-widget")
+    nb_name = f"{shot}.ipynb"
+    make_notebook(lab.root / nb_name, CELLS[engine])
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     console = []
     with sync_playwright() as p:
@@ -311,7 +319,9 @@ def test_tape_widget_renders_in_jupyterlab(lab, tmp_path):
             page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
             page.on("pageerror", lambda e: console.append(f"PAGEERROR: {e}"))
 
-            page.goto(f"{lab.url}/lab/workspaces/tape/tree/{nb_name}?token={lab.token}")
+            page.goto(
+                f"{lab.url}/lab/workspaces/{shot}/tree/{nb_name}?token={lab.token}"
+            )
             page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
             timer.lap("lab_loaded")
             _wait_kernel_idle(page, nb_name, how)
@@ -325,7 +335,10 @@ def test_tape_widget_renders_in_jupyterlab(lab, tmp_path):
 
             # The graph: every node, and b flagged None in its source node.
             expect(svg.locator("g.node")).to_have_count(EXPECTED_NODES)
-            none_source = svg.locator("g.node.tm-source.tm-unwatched")
+            # b is None on both; on TensorFlow, b.numpy() read b on the tape,
+            # which watches the variables it reads: b is a watched source there.
+            state = "tm-unwatched" if engine == "tapemagic" else "tm-watched"
+            none_source = svg.locator(f"g.node.tm-source.{state}", has_text="∂ None")
             expect(none_source).to_have_count(1)
             expect(none_source.locator("text", has_text="∂ None")).to_be_visible()
             expect(
@@ -345,8 +358,8 @@ def test_tape_widget_renders_in_jupyterlab(lab, tmp_path):
                 sys.prefix
             )
             widget.scroll_into_view_if_needed()
-            page.screenshot(path=str(ARTIFACTS / "lab-tape.png"))
-            widget.screenshot(path=str(ARTIFACTS / "widget-tape-graph.png"))
+            page.screenshot(path=str(ARTIFACTS / f"lab-{shot}.png"))
+            widget.screenshot(path=str(ARTIFACTS / f"widget-{shot}-graph.png"))
             timer.lap("graph_checked")
 
             # The step slider goes to the kernel and back: one node reached.
@@ -357,7 +370,7 @@ def test_tape_widget_renders_in_jupyterlab(lab, tmp_path):
             expect(widget.locator(".tapemagic-step")).to_contain_text(
                 f"Step 1 of {SWEEP_STEPS}: the cotangent of loss"
             )
-            widget.screenshot(path=str(ARTIFACTS / "widget-tape-step.png"))
+            widget.screenshot(path=str(ARTIFACTS / f"widget-{shot}-step.png"))
             timer.lap("slider_round_trip")
 
             # The Sources tab: b's row says None.
@@ -366,10 +379,10 @@ def test_tape_widget_renders_in_jupyterlab(lab, tmp_path):
             expect(row).to_have_count(1)
             expect(row).to_contain_text("b")
             expect(row.locator(".tm-status-none")).to_have_text("None")
-            widget.screenshot(path=str(ARTIFACTS / "widget-tape-sources.png"))
+            widget.screenshot(path=str(ARTIFACTS / f"widget-{shot}-sources.png"))
             timer.lap("sources_tab")
         finally:
-            (ARTIFACTS / "console-tape.log").write_text("\n".join(console))
+            (ARTIFACTS / f"console-{shot}.log").write_text("\n".join(console))
             ctx.close()
     timer.lap("browser_close")
     timer.dump()

@@ -129,6 +129,16 @@ def _role_words(w: Words, b: Break, role: Role) -> tuple[str, str]:
         )
     elif role.kind == "mask":
         fix = f"Use {s} in the values tf.boolean_mask keeps (its first argument)"
+    elif role.kind == "indices" and call == "tf.one_hot":
+        # tf.one_hot takes no values, only the indices: the op that made them
+        # (an argmax, say) needs a differentiable stand-in.
+        if b.op is not None and b.op is not role.op:
+            fix = _non_differentiable_fix(b.op.op)
+        else:
+            fix = (
+                f"Use {s} as values, not as the indices of tf.one_hot, e.g. "
+                "tf.nn.softmax weights instead of a one-hot index"
+            )
     elif role.kind == "indices" and call == "indexing":
         fix = f"Use {s} in the tensor being indexed, not only in the index"
     elif role.kind == "indices":
