@@ -405,6 +405,17 @@ CASES = {
         {"grads": X_COLUMN_SUMS},
         message_phrase="at line 1 (w = w - 0.1 * grads) rebound it to a plain tensor",
     ),
+    "remade_variable": Case(
+        "remade_variable", "w", None, "Run the %%tape cell again",
+        ["%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))",
+         'w = tf.Variable([[0.5], [-1.0]], name="w")  # its cell run again',
+         "grads = tape.gradient(loss, w)"],
+        ['w = tf.Variable([[0.5], [-1.0]], name="w")',
+         "%%tape --persistent\nloss = tf.reduce_sum(tf.matmul(x, w))",
+         "grads = tape.gradient(loss, w)"],
+        {"grads": X_COLUMN_SUMS},
+        message_phrase="w is a new tf.Variable, made after the tape ran",
+    ),
     "rebound_name": Case(
         "rebound_name", "params[0]", 2,
         "Update the old w in place instead of rebinding the name: "

@@ -1,6 +1,7 @@
 """Causes about what a name holds: a Variable's name rebound to a plain tensor,
-a name rebound while the sources still hold its old value, and a target that
-never depended on the source at all.
+a name rebound while the sources still hold its old value, a name bound to a
+new Variable after the tape read the old one, and a target that never depended
+on the source at all.
 """
 
 from __future__ import annotations
@@ -180,6 +181,54 @@ declare_cause(
     "sources still hold its old value",
     detect=[Detector("unlinked", 5, _find_rebound_name)],
     words=_rebound_name_words,
+)
+
+
+# -- remade_variable ------------------------------------------------------------------
+
+
+def _find_remade(facts: Facts, q: Query, anc: set[str]) -> Break | None:
+    """The source is a Variable the tape never saw, under the name of one the
+    tape did read: the name was bound to a new Variable after the tape ran
+    (the cell that makes it was run again)."""
+    s = q.source
+    value = facts.values[s]
+    if value.origin != "variable" or facts.index.used(s):
+        return None
+    name = facts.names.of(s, q)
+    for other in facts.values.values():
+        if (
+            other.id != s
+            and other.origin == "variable"
+            and name in other.names
+            and facts.index.used(other.id)
+        ):
+            first = facts.first_consumer(other.id, set())
+            line = first.line if first is not None else None
+            return Break(None, None, math.inf, (name, line), s)
+    return None
+
+
+def _remade_variable_words(w: Words, b: Break) -> tuple[str, str]:
+    s, t = w.source, w.target
+    name, line = b.detail
+    read = f" {w.at(line)}" if line is not None else ""
+    return (
+        f"{s} is a new tf.Variable, made after the tape ran: the tape read an "
+        f"older Variable named {name}{read}, and {t} was computed from that one, "
+        f"so the new {name} has no path to {t} (running the cell that makes "
+        f"{name} again makes a new Variable)",
+        f"Run the %%tape cell again, so that it computes {t} from the new {name}; "
+        f"to change a Variable without replacing it, use {name}.assign(...)",
+    )
+
+
+declare_cause(
+    "remade_variable",
+    doc="the source name was bound to a new Variable after the tape read the old "
+    "one (its cell run again)",
+    detect=[Detector("unlinked", 6, _find_remade)],
+    words=_remade_variable_words,
 )
 
 
