@@ -431,7 +431,13 @@ def _evaluate_items(shell: Any, engine: Engine, text: str, option: str) -> Any:
 
 def _gradients(shell: Any, engine: Engine, tape: Any, log: ExplainLog,
                args: Any) -> Any:  # fmt: skip
-    target = _evaluate_items(shell, engine, args.target, "--target")
+    try:
+        target = _evaluate_items(shell, engine, args.target, "--target")
+    except UsageError as err:
+        why = _why_target_is_not_a_tensor(shell, engine, tape, log, args)
+        if why is None:
+            raise
+        raise UsageError(f"{err} {why}") from None
     sources = _evaluate_items(shell, engine, args.sources, "--sources")
     mode = engine.unconnected(args.unconnected)
     log.via = f"--target {args.target} --sources {args.sources}"
@@ -444,6 +450,32 @@ def _gradients(shell: Any, engine: Engine, tape: Any, log: ExplainLog,
         ) from None
     finally:
         log.via = None
+
+
+def _why_target_is_not_a_tensor(shell: Any, engine: Engine, tape: Any,
+                                log: ExplainLog, args: Any) -> str | None:  # fmt: skip
+    """Where a ``--target`` that is not a tensor became a number or an array
+    (``float()`` at line 4...), from the diagnosis of the gradient call as the
+    cell would make it: the tape refuses the target, and the log keeps the
+    failed call for the view. None if the diagnosis has nothing to add."""
+    try:
+        target = eval(args.target, shell.user_global_ns, shell.user_ns)
+        sources = _evaluate_items(shell, engine, args.sources, "--sources")
+    except Exception:
+        return None
+    log.via = f"--target {args.target} --sources {args.sources}"
+    try:
+        tape.gradient(target, sources)
+    except Exception:
+        pass  # refused, as expected: the log has the failed call
+    else:
+        return None
+    finally:
+        log.via = None
+    graph = graph_from_tape(tape, name=args.name)
+    failed = {r.id for r in graph.gradients if r.error is not None}
+    found = [f for f in diagnose(graph) if f.request in failed]
+    return " ".join(f"{f.message} {f.fix}" for f in found) or None
 
 
 def _compile_cell(shell: Any, header: str, cell: str) -> tuple[str, list]:

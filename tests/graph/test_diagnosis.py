@@ -416,6 +416,21 @@ CASES = {
         {"grads": X_COLUMN_SUMS},
         message_phrase="w is a new tf.Variable, made after the tape ran",
     ),
+    "non_trainable_weight": Case(
+        "non_trainable_weight", "bn/moving_mean", None, "model.trainable_weights",
+        ["bn = tf.keras.Sequential("
+         "[tf.keras.Input((2,)), tf.keras.layers.BatchNormalization(name='bn')])",
+         "%%tape --target loss --sources bn.weights\n"
+         "loss = tf.reduce_sum(bn(x, training=True) * y)"],
+        ["bn = tf.keras.Sequential("
+         "[tf.keras.Input((2,)), tf.keras.layers.BatchNormalization(name='bn')])",
+         "%%tape --target loss --sources bn.trainable_weights\n"
+         "loss = tf.reduce_sum(bn(x, training=True) * y)"],
+        # d/dgamma: sum over the batch of x-hat * y, x-hat = (x - 3 or 4) / s with
+        # s = sqrt(8/3 + 0.001); d/dbeta: the sum of y.
+        {"grads": [np.full(2, 2.0 / np.sqrt(8.0 / 3.0 + 0.001)), np.full(2, 3.0)]},
+        message_phrase="BatchNormalization assigns its moving statistics",
+    ),
     "rebound_name": Case(
         "rebound_name", "params[0]", 2,
         "Update the old w in place instead of rebinding the name: "

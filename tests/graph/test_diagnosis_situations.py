@@ -199,6 +199,23 @@ def test_a_target_that_is_not_a_tensor_is_explained_under_the_failing_cell(ip):
     assert list(explain(ip)) == []
 
 
+def test_a_target_option_that_is_not_a_tensor_says_where_it_became_a_number(ip):
+    result, _ = run(
+        ip, "%%tape --target loss --sources w\nloss = float(tf.reduce_sum(x @ w))"
+    )
+    error = result.error_in_exec
+    assert type(error).__name__ == "UsageError"
+    message = str(error)
+    assert message.startswith("--target 'loss' is -7.5 of type 'float', not a tensor")
+    assert "float() at line 2 (loss = float(tf.reduce_sum(x @ w))) turned it" in message
+    assert message.endswith("Keep it a tensor: loss = tf.reduce_sum(x @ w).")
+    (finding,) = explain(ip)  # the view keeps the refused call
+    assert (finding.cause, finding.line) == ("target_not_tensor", 2)
+    # The fix, pasted, gives the gradient.
+    run_all(ip, ["%%tape --target loss --sources w\nloss = tf.reduce_sum(x @ w)"])
+    np.testing.assert_allclose(ip.user_ns["grads"].numpy(), X_COLUMN_SUMS)
+
+
 # -- what is not a None ------------------------------------------------------------
 
 

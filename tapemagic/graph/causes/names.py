@@ -1,7 +1,7 @@
 """Causes about what a name holds: a Variable's name rebound to a plain tensor,
 a name rebound while the sources still hold its old value, a name bound to a
-new Variable after the tape read the old one, and a target that never depended
-on the source at all.
+new Variable after the tape read the old one, a non-trainable Keras weight
+asked about, and a target that never depended on the source at all.
 """
 
 from __future__ import annotations
@@ -229,6 +229,43 @@ declare_cause(
     "one (its cell run again)",
     detect=[Detector("unlinked", 6, _find_remade)],
     words=_remade_variable_words,
+)
+
+
+# -- non_trainable_weight -------------------------------------------------------------
+
+
+def _find_non_trainable_weight(facts: Facts, q: Query, anc: set[str]) -> Break | None:
+    """A non-trainable Keras weight that the target does not depend on (asked
+    for through ``model.weights``, say): BatchNormalization's moving statistics."""
+    value = facts.values[q.source]
+    if value.origin != "variable" or value.trainable or not value.path:
+        return None
+    return Break(None, None, math.inf, value.path, q.source)
+
+
+def _non_trainable_weight_words(w: Words, b: Break) -> tuple[str, str]:
+    s, t = w.source, w.target
+    moving = "moving_" in b.detail.rsplit("/", 1)[-1]
+    how = (
+        "BatchNormalization assigns its moving statistics while training; "
+        "no gradient updates them"
+        if moving
+        else "no gradient updates it"
+    )
+    return (
+        f"{s} is a non-trainable weight of a Keras layer ({how}), and {t} does not "
+        f"depend on it",
+        "Ask for the gradients of model.trainable_weights (not model.weights), or "
+        f"leave {s} out of the sources",
+    )
+
+
+declare_cause(
+    "non_trainable_weight",
+    doc="a non-trainable Keras weight among the sources (model.weights)",
+    detect=[Detector("unlinked", 80, _find_non_trainable_weight)],
+    words=_non_trainable_weight_words,
 )
 
 
