@@ -17,7 +17,7 @@ step() { printf '== [%4ss] %s\n' "$((SECONDS - t0))" "$*"; }
 
 export ARTIFACTS_DIR="${ARTIFACTS_DIR:-$ROOT/artifacts}"
 export E2E_ARTIFACTS_DIR="${E2E_ARTIFACTS_DIR:-$ARTIFACTS_DIR}"
-# A missing browser is a failure here, never a silent skip.
+# A missing browser or Playwright is a failure here, never a silent skip.
 export E2E_REQUIRE_BROWSER=1
 mkdir -p "$ARTIFACTS_DIR"
 

@@ -7,6 +7,7 @@ workloads correct; the figures themselves belong in the README, not in tests.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,3 +48,31 @@ def test_goals_read_as_absolute_limits_or_ratios_to_numpy():
     assert goal_met("<= 3 us/op", 2.9, 9.0) and not goal_met("<= 3 us/op", 3.1, 1.0)
     assert goal_met("<= 1.3x NumPy", 99.0, 1.29)
     assert not goal_met("<= 1.05x NumPy", 1.0, 1.06)
+
+
+def test_the_kernel_benchmark_measures_each_kernel_in_order():
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_kernel.py"), "--quick",
+         "--server"],
+        capture_output=True, text=True, check=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    rows = [line for line in out.stdout.splitlines() if line.startswith("| ")]
+    cells = {row.split("|")[1].strip(): row.strip("|").split("|")[1:] for row in rows}
+    assert list(cells) == ["kernel", "bare", "tapemagic", "tensorflow"]
+    for engine in ("tapemagic", "tensorflow"):
+        *laps, after_import, peak, per_node = (float(c) for c in cells[engine])
+        # ready, framework imported, digits loaded, first gradient: one after another
+        assert 0 < laps[0] < laps[1] < laps[2] < laps[3], cells[engine]
+        assert 0 < after_import <= peak
+        assert abs(per_node - 7 * 1024 / peak) <= 1  # peak is shown rounded
+    bare_peak = float(cells["bare"][5])
+    assert bare_peak < float(cells["tapemagic"][5]) < float(cells["tensorflow"][5])
+    text = out.stdout
+    server = re.search(r"JupyterLab server, Lab page served: peak RSS (\d+) MiB", text)
+    assert server and int(server[1]) > 0, text
+    for engine in ("tapemagic", "tensorflow"):
+        line = re.search(rf"{engine}: server \+ kernel (\d+) MiB, (\d+) students", text)
+        assert line, text
+        both = int(server[1]) + float(cells[engine][5])
+        assert abs(int(line[1]) - both) <= 1
+        assert abs(int(line[2]) - 7 * 1024 / both) <= 1

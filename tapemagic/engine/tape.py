@@ -706,8 +706,9 @@ def unwatchable(item: Any) -> str | None:
     Example:
         >>> unwatchable(Variable(1.0)) is None
         True
-        >>> print(unwatchable(3.0)[:50])
-        Passed in object 3.0 of type 'float', not tf.Tensor
+        >>> print(unwatchable(3.0))  # doctest: +NORMALIZE_WHITESPACE
+        Passed in object 3.0 of type 'float', not tf.Tensor or tf.Variable or
+        ExtensionType. Convert it first: x = tf.constant(value), then tape.watch(x).
     """
     if isinstance(item, Variable):
         refusal = item._watch_refusal()
@@ -720,14 +721,14 @@ def unwatchable(item: Any) -> str | None:
     if isinstance(item, Tensor):
         return None
     return (
-        f"Passed in object {_describe(item)} of type {type(item).__name__!r}, not "
-        "tf.Tensor or tf.Variable. Convert it first: x = tf.constant(value), then "
-        "tape.watch(x)."
+        f"Passed in object {_describe(item, str)} of type {type(item).__name__!r}, not "
+        "tf.Tensor or tf.Variable or ExtensionType. Convert it first: "
+        "x = tf.constant(value), then tape.watch(x)."
     )
 
 
-def _describe(value: Any) -> str:
-    text = repr(value)
+def _describe(value: Any, show: Callable[[Any], str] = repr) -> str:
+    text = show(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 

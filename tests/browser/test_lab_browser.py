@@ -15,7 +15,8 @@ Screenshots go to $ARTIFACTS_DIR (default ./artifacts).
 
 Environment knobs:
   CHROMIUM_PATH        browser binary (default /usr/bin/chromium)
-  E2E_REQUIRE_BROWSER  "1": fail instead of skip when the browser is missing
+  E2E_REQUIRE_BROWSER  "1": fail instead of skip when Playwright or the browser
+                       is missing (tests/browser/requirement.py)
   ARTIFACTS_DIR        where screenshots and logs go (default ./artifacts)
 """
 
@@ -41,12 +42,12 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tests.browser.notebook import CELLS, EXPECTED_NODES, SWEEP_STEPS
+from tests.browser.requirement import CHROMIUM, playwright_and_chromium
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+playwright_api = playwright_and_chromium()
 sync_playwright = playwright_api.sync_playwright
 expect = playwright_api.expect
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # Flags that keep Chromium off the (closed) network and quiet as root.
 CHROMIUM_ARGS = [
     "--headless",
@@ -61,11 +62,6 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", "artifacts")).resolve()
 
 WIDGET_SELECTOR = ".jp-OutputArea-output .jupyter-widgets.tapemagic-widget"
-
-if not os.access(CHROMIUM, os.X_OK):
-    if os.environ.get("E2E_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"{CHROMIUM} not found: apt-get install chromium")
-    pytest.skip(f"{CHROMIUM} not installed", allow_module_level=True)
 
 # urllib must never send loopback traffic to an http_proxy from the env.
 _HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -568,3 +568,23 @@ def test_a_variable_that_refuses_watching_raises_tensorflows_value_error():
         "tf.Variable or ExtensionType. Watch its backing variable."
     )
     assert tape.watched_variables() == (v,)
+
+
+@pytest.mark.parametrize(
+    ("item", "tensorflow_says"),
+    [
+        (3.0, "Passed in object 3.0 of type 'float'"),
+        (np.float32(1.0), "Passed in object 1.0 of type 'float32'"),
+        ("a", "Passed in object a of type 'str'"),
+    ],
+)
+def test_watching_a_plain_value_raises_tensorflows_sentence_then_the_fix(
+    item, tensorflow_says
+):
+    """The first sentence is what tensorflow-cpu 2.21.0 raised for tape.watch(item)."""
+    with GradientTape() as tape, pytest.raises(ValueError) as raised:
+        tape.watch(item)
+    assert str(raised.value) == (
+        f"{tensorflow_says}, not tf.Tensor or tf.Variable or ExtensionType. "
+        "Convert it first: x = tf.constant(value), then tape.watch(x)."
+    )

@@ -8,14 +8,12 @@ tensorflow as tf`` (tensorflow-cpu 2.21.0).
 
 from __future__ import annotations
 
-import doctest
 import warnings
 
 import numpy as np
 import pytest
 
 import tapemagic.tf as tf
-from tapemagic.engine import values
 
 
 def _program_numpy_casts():
@@ -48,11 +46,6 @@ def test_python_values_still_refuse_a_lossy_conversion():
         tf.Variable(1) + 2.5
     with pytest.raises(TypeError, match="out of its range"):
         tf.constant(np.int8(1)) + 300
-
-
-def test_docstring_examples():
-    result = doctest.testmod(values)
-    assert result.attempted > 0 and result.failed == 0
 
 
 NUMPY_CASTS = """\

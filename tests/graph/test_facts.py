@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
-import tapemagic.graph.facts as facts_module
 from tapemagic.graph.cause import Query
 from tapemagic.graph.facts import Facts
 from tapemagic.graph.model import (
@@ -65,9 +62,3 @@ def test_a_watch_on_another_tape_counts_for_that_tape_only():
 
 def test_value_ids_sort_by_number():
     assert sorted(["t10", "t2", "t1"], key=Facts.order) == ["t1", "t2", "t10"]
-
-
-def test_docstring_examples():
-    result = doctest.testmod(facts_module)
-    assert result.attempted > 0
-    assert result.failed == 0

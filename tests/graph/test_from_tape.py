@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import json
 import linecache
 import sys
@@ -12,7 +11,6 @@ import pytest
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-import tapemagic.graph.from_tape as from_tape_module
 import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
 from tapemagic.engine.recorder import explain_listener
@@ -287,9 +285,3 @@ def test_facts_for_the_diagnosis_reach_the_model(ip):
     # d/dwv of log(wv - 1) at [1, 4]: 1 / (wv - 1) = [inf, 1/3]; later adds
     # nothing, the tape never saw it made.
     np.testing.assert_allclose(ip.user_ns["g"].numpy(), [np.inf, 1.0 / 3.0])
-
-
-def test_docstring_examples():
-    result = doctest.testmod(from_tape_module)
-    assert result.attempted > 0
-    assert result.failed == 0

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
-
-import tapemagic.graph.index as index_module
 from tapemagic.graph.model import (
     Assign,
     Cell,
@@ -141,9 +138,3 @@ def test_nested_requests_and_graph_ops():
     assert g.inner_targets() == ("t4",)
     assert [op.id for op in g.index.ops_during("g2")] == ["op2"]
     assert list(g.index.calls) == ["g1"]
-
-
-def test_docstring_examples():
-    result = doctest.testmod(index_module)
-    assert result.attempted > 0
-    assert result.failed == 0

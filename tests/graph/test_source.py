@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-import tapemagic.graph.source as source_module
 from tapemagic.graph.source import (
     assigned_name,
     gradient_call,
@@ -95,9 +92,3 @@ def test_assigned_name(code, name):
 )
 def test_in_place_update(code, update):
     assert in_place_update(code, "w") == update
-
-
-def test_docstring_examples():
-    result = doctest.testmod(source_module)
-    assert result.attempted > 0
-    assert result.failed == 0

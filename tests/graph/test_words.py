@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-import tapemagic.graph.words as words_module
 from tapemagic.graph.cause import Query
 from tapemagic.graph.facts import Facts
 from tapemagic.graph.model import (
@@ -80,9 +77,3 @@ def test_names_come_from_the_line_that_assigns():
 
 def test_long_code_is_clipped():
     assert at_line(2, "x" * 80) == f"at line 2 ({'x' * 57}...)"
-
-
-def test_docstring_examples():
-    result = doctest.testmod(words_module)
-    assert result.attempted > 0
-    assert result.failed == 0

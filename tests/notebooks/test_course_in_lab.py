@@ -35,13 +35,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from tests.browser.requirement import CHROMIUM, playwright_and_chromium
+
 from .runner import ERROR_TAG
 from .test_notebooks import COURSE, NOTEBOOK_DIR, ROOT
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+playwright_api = playwright_and_chromium()
 expect = playwright_api.expect
 
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",  # root in a container: the sandbox refuses root
@@ -64,11 +65,6 @@ SHOT = {
     "06-gradient-ascent": 0,
     "07-keras-fit-customized": 0,
 }
-
-if not os.access(CHROMIUM, os.X_OK):
-    if os.environ.get("E2E_REQUIRE_BROWSER") == "1":
-        raise RuntimeError(f"{CHROMIUM} not found: apt-get install chromium")
-    pytest.skip(f"{CHROMIUM} not installed", allow_module_level=True)
 
 # Loopback requests must never go to an http_proxy from the environment.
 _HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))

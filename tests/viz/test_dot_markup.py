@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-import tapemagic.viz.dot_markup as markup_module
-import tapemagic.viz.labels as labels_module
 from tapemagic.viz.dot_markup import count_phrase, escape_label, escape_plain
 
 
@@ -32,10 +28,3 @@ def test_plain_strings_escape_entities_and_unprintables():
 def test_count_phrase_makes_one_singular():
     assert count_phrase(1, "gradients inside the tape") == "1 gradient inside the tape"
     assert count_phrase(2, "ops") == "2 ops"
-
-
-@pytest.mark.parametrize("module", [markup_module, labels_module])
-def test_docstring_examples(module):
-    result = doctest.testmod(module)
-    assert result.attempted > 0
-    assert result.failed == 0

@@ -11,13 +11,10 @@ which tapemagic keeps before saying what to do.
 
 from __future__ import annotations
 
-import doctest
-
 import numpy as np
 import pytest
 
 import tapemagic.tf as tf
-from tapemagic.engine.ops import _util
 
 
 def _error(e, words):
@@ -93,11 +90,6 @@ def test_a_non_integer_tensor_in_a_shape_says_to_cast_it():
         tf.ones([tf.constant(True), 2])
     with pytest.raises(TypeError, match="Every dimension must be an integer"):
         tf.ones([2, None])
-
-
-def test_docstring_examples():
-    result = doctest.testmod(_util)
-    assert result.attempted > 0 and result.failed == 0
 
 
 SHAPES = """\
