@@ -371,11 +371,16 @@ def run_tape_cell(shell: Any, line: str, cell: str) -> TapeView:
 def _explain_failed_calls(tape: Any, name: str, error: BaseException) -> None:
     """Add the diagnosis of a gradient call that failed on its arguments (a
     target that is not a tensor) to the error, under its traceback."""
+    for sentence in _failed_call_sentences(tape, name):
+        error.add_note(sentence)
+
+
+def _failed_call_sentences(tape: Any, name: str) -> list[str]:
+    """What the diagnosis says of the tape's gradient calls that failed on
+    their arguments: each finding's message and fix."""
     graph = graph_from_tape(tape, name=name)
     failed = {r.id for r in graph.gradients if r.error is not None}
-    for finding in diagnose(graph):
-        if finding.request in failed:
-            error.add_note(f"{finding.message} {finding.fix}")
+    return [f"{f.message} {f.fix}" for f in diagnose(graph) if f.request in failed]
 
 
 def _one_line(err: BaseException) -> str:
@@ -472,10 +477,7 @@ def _why_target_is_not_a_tensor(shell: Any, engine: Engine, tape: Any,
         return None
     finally:
         log.via = None
-    graph = graph_from_tape(tape, name=args.name)
-    failed = {r.id for r in graph.gradients if r.error is not None}
-    found = [f for f in diagnose(graph) if f.request in failed]
-    return " ".join(f"{f.message} {f.fix}" for f in found) or None
+    return " ".join(_failed_call_sentences(tape, args.name)) or None
 
 
 def _compile_cell(shell: Any, header: str, cell: str) -> tuple[str, list]:
