@@ -9,11 +9,12 @@ A bare kernel (no cell of the course) shows what Python and ipykernel cost alone
 
 Probe cells measure from inside each kernel: seconds from the kernel process's
 start to the framework imported and to the first gradient answered, and the
-peak resident set size (``ru_maxrss``) after all cells ran. Start times are
+peak resident set size (``ru_maxrss``) and the CPU seconds (user and system,
+every thread) the kernel used, after all cells ran. Start times are
 laps: the kernel ready for its first cell, the framework imported, the digits
 loaded (scikit-learn and matplotlib imported), the first gradient answered.
 The figures decide how many students share a BinderHub or JupyterHub node
-(README, "Sizing a class"). Takes about 20 s here.
+(README, "Run it for a class"). Takes about 20 s here.
 
 With ``--server`` it also starts a JupyterLab server (a student's own in
 JupyterHub; Binder runs one per session too), asks it for the Lab page, and
@@ -61,7 +62,9 @@ _bench["import MiB"] = _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 10
 AFTER_DATA = '_bench_lap("data")'
 AFTER_GRADIENT = '_bench_lap("first gradient")'
 REPORT = """\
-_bench["peak MiB"] = _resource.getrusage(_resource.RUSAGE_SELF).ru_maxrss / 1024
+_usage = _resource.getrusage(_resource.RUSAGE_SELF)
+_bench["peak MiB"] = _usage.ru_maxrss / 1024
+_bench["cpu s"] = _usage.ru_utime + _usage.ru_stime
 print("BENCH-KERNEL " + _json.dumps(_bench))
 """
 
@@ -198,17 +201,19 @@ def main(argv: list[str] | None = None) -> int:
           + (" (quick: 1 epoch)" if args.quick else ""))  # fmt: skip
     peaks = {}
     laps = ["ready", "import", "data", "first gradient"]
-    print("| kernel | " + " | ".join(f"{lap} (s)" for lap in laps)
-          + " | peak after import (MiB) | peak (MiB) | per 8 GiB node |")  # fmt: skip
-    print("|---|" + "---:|" * (len(laps) + 3))
+    columns = [f"{lap} (s)" for lap in laps]
+    columns += ["CPU (s)", "peak after import (MiB)", "peak (MiB)", "per 8 GiB node"]
+    print("| kernel | " + " | ".join(columns) + " |")
+    print("|---|" + "---:|" * len(columns))
     for engine in engines:
         got = measure(engine, args.quick)
         times = " | ".join(f"{got[lap]:.2f}" if lap in got else "-" for lap in laps)
         peak = peaks[engine] = got["peak MiB"]
         after_import = f"{got['import MiB']:.0f}" if "import MiB" in got else "-"
-        print(f"| {engine} | {times} | {after_import} | {peak:.0f} | "
-              f"{students_per_node(peak)} |")  # fmt: skip
-    print("Times are seconds from the kernel process's start; per node: kernels of")
+        print(f"| {engine} | {times} | {got['cpu s']:.2f} | {after_import} | "
+              f"{peak:.0f} | {students_per_node(peak)} |")  # fmt: skip
+    print("Times are seconds from the kernel process's start; CPU: the kernel's user")
+    print("and system seconds for the whole notebook; per node: kernels of")
     print("that peak in 7 GiB (8 GiB less 1 GiB for the system), servers not counted.")
     if args.server:
         server = measure_server()

@@ -60,19 +60,22 @@ def test_the_kernel_benchmark_measures_each_kernel_in_order():
     cells = {row.split("|")[1].strip(): row.strip("|").split("|")[1:] for row in rows}
     assert list(cells) == ["kernel", "bare", "tapemagic", "tensorflow"]
     for engine in ("tapemagic", "tensorflow"):
-        *laps, after_import, peak, per_node = (float(c) for c in cells[engine])
+        *laps, cpu, after_import, peak, per_node = (float(c) for c in cells[engine])
         # ready, framework imported, digits loaded, first gradient: one after another
         assert 0 < laps[0] < laps[1] < laps[2] < laps[3], cells[engine]
+        assert cpu > 0, cells[engine]
         assert 0 < after_import <= peak
         assert abs(per_node - 7 * 1024 / peak) <= 1  # peak is shown rounded
-    bare_peak = float(cells["bare"][5])
-    assert bare_peak < float(cells["tapemagic"][5]) < float(cells["tensorflow"][5])
+    bare_peak = float(cells["bare"][6])
+    assert bare_peak < float(cells["tapemagic"][6]) < float(cells["tensorflow"][6])
+    bare_cpu = float(cells["bare"][4])
+    assert bare_cpu < float(cells["tapemagic"][4]) < float(cells["tensorflow"][4])
     text = out.stdout
     server = re.search(r"JupyterLab server, Lab page served: peak RSS (\d+) MiB", text)
     assert server and int(server[1]) > 0, text
     for engine in ("tapemagic", "tensorflow"):
         line = re.search(rf"{engine}: server \+ kernel (\d+) MiB, (\d+) students", text)
         assert line, text
-        both = int(server[1]) + float(cells[engine][5])
+        both = int(server[1]) + float(cells[engine][6])
         assert abs(int(line[1]) - both) <= 1
         assert abs(int(line[2]) - 7 * 1024 / both) <= 1
