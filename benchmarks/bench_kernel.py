@@ -18,7 +18,8 @@ The figures decide how many students share a BinderHub or JupyterHub node
 
 With ``--server`` it also starts a JupyterLab server (a student's own in
 JupyterHub; Binder runs one per session too), asks it for the Lab page, and
-reads its peak RSS from /proc (Linux).
+reads its peak RSS from /proc (Linux); then the same for a Notebook 7 server
+and a notebook's page, when the ``notebook`` package is installed.
 
 Run:  .venv/bin/python benchmarks/bench_kernel.py [--quick] [--server]
       [--engines bare,tapemagic,tensorflow]
@@ -120,9 +121,27 @@ def measure(engine: str, quick: bool) -> dict[str, float]:
     raise RuntimeError(f"the {engine} kernel printed no report: {nb.cells[-1].outputs}")
 
 
-def measure_server() -> float:
-    """Peak RSS in MiB of a JupyterLab server (a student's own, in JupyterHub)
-    once it has served the Lab page and the lab's settings and extensions."""
+# What each front-end's server is asked for before its memory is read: its
+# page, then what the page asks for at start (settings, extensions).
+SERVERS = {
+    "JupyterLab": (
+        ["jupyterlab", "--LabApp.news_url=None",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+         "--LabApp.extension_manager=readonly"],
+        ["lab", "lab/api/settings", "lab/api/extensions"],
+    ),
+    "Notebook 7": (
+        ["notebook"],
+        [f"notebooks/{NOTEBOOK}.ipynb", "lab/api/settings", "api/contents"],
+    ),
+}  # fmt: skip
+
+
+def measure_server(front_end: str = "JupyterLab") -> float:
+    """Peak RSS in MiB of a Jupyter server (a student's own, in JupyterHub) of
+    ``front_end`` (a key of SERVERS) once it has served its page and what the
+    page asks for at start."""
+    app, paths = SERVERS[front_end]
     with tempfile.TemporaryDirectory() as base:
         env = dict(os.environ)
         for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR"):
@@ -132,12 +151,9 @@ def measure_server() -> float:
             port = s.getsockname()[1]
         env["JUPYTER_TOKEN"] = token = secrets.token_hex(16)
         cmd = [
-            sys.executable, "-m", "jupyterlab", "--no-browser",
+            sys.executable, "-m", *app, "--no-browser",
             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
             "--ServerApp.port_retries=0", f"--ServerApp.root_dir={ROOT / 'notebooks'}",
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly",
         ]  # fmt: skip
         if os.geteuid() == 0:
             cmd.append("--allow-root")
@@ -153,9 +169,9 @@ def measure_server() -> float:
                     break
                 except OSError:
                     if server.poll() is not None or time.monotonic() > deadline:
-                        raise RuntimeError("jupyter lab did not start") from None
+                        raise RuntimeError(f"{front_end} did not start") from None
                     time.sleep(0.2)
-            for path in ("lab", "lab/api/settings", "lab/api/extensions"):
+            for path in paths:
                 opener.open(f"{base_url}/{path}?token={token}", timeout=30).read()
             with open(f"/proc/{server.pid}/status") as status:
                 for line in status:
@@ -216,8 +232,12 @@ def main(argv: list[str] | None = None) -> int:
     print("and system seconds for the whole notebook; per node: kernels of")
     print("that peak in 7 GiB (8 GiB less 1 GiB for the system), servers not counted.")
     if args.server:
-        server = measure_server()
+        server = measure_server("JupyterLab")
         print(f"JupyterLab server, Lab page served: peak RSS {server:.0f} MiB")
+        if importlib.util.find_spec("notebook") is not None:
+            notebook7 = measure_server("Notebook 7")
+            print(f"Notebook 7 server, notebook page served: peak RSS "
+                  f"{notebook7:.0f} MiB")  # fmt: skip
         for engine, peak in peaks.items():
             if engine != "bare":
                 both = server + peak

@@ -73,6 +73,10 @@ def test_the_kernel_benchmark_measures_each_kernel_in_order():
     text = out.stdout
     server = re.search(r"JupyterLab server, Lab page served: peak RSS (\d+) MiB", text)
     assert server and int(server[1]) > 0, text
+    notebook7 = re.search(
+        r"Notebook 7 server, notebook page served: peak RSS (\d+) MiB", text
+    )
+    assert notebook7 and int(notebook7[1]) > 0, text
     for engine in ("tapemagic", "tensorflow"):
         line = re.search(rf"{engine}: server \+ kernel (\d+) MiB, (\d+) students", text)
         assert line, text
