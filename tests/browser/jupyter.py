@@ -14,6 +14,7 @@ Screenshots, logs and timings go to $ARTIFACTS_DIR (default ./artifacts).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import re
@@ -178,6 +179,11 @@ def jupyter_server(app: str, base: Path) -> Iterator[Server]:
     kernels), its log goes to the artifacts, and a kernel that survived is
     killed by PID and fails the test.
     """
+    if importlib.util.find_spec(APPS[app][1]) is None:
+        pytest.fail(
+            f"the {APPS[app][1]} package is not installed: pip install -e '.[test]' "
+            "(it comes with the test extra)"
+        )
     timer = Timer(f"server-{app}")
     root = base / "notebooks"
     root.mkdir()
