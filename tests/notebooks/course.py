@@ -49,10 +49,10 @@ def course_notebooks(folder: Path = NOTEBOOK_DIR) -> list[Path]:
 
 
 def load_converter() -> ModuleType:
-    """``notebooks/tensorflow.py``, the command that writes the TensorFlow
+    """``notebooks/to_tensorflow.py``, the command that writes the TensorFlow
     version of each notebook."""
     spec = importlib.util.spec_from_file_location(
-        "course_tensorflow", NOTEBOOK_DIR / "tensorflow.py"
+        "course_tensorflow", NOTEBOOK_DIR / "to_tensorflow.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

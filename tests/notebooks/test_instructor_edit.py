@@ -183,6 +183,7 @@ def test_an_edit_saved_in_jupyterlab_passes_the_course_checks(lab, monkeypatch):
     changed = [i for i, (a, b) in enumerate(zip(after.cells, before.cells)) if a != b]
     assert len(changed) == 3
     assert not any(c.get("outputs") for c in after.cells)
+    assert after.metadata == before.metadata
 
     # The edited notebook runs and passes the course checks.
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):

@@ -8,7 +8,7 @@ allowed so every cell is checked). Cells tagged ``raises-exception`` must raise
 and no other cell may; cells tagged ``expect-none`` must flag a ``None``
 gradient and no other cell may; a cell's ``expect`` metadata lists the texts
 it must show (tests/notebooks/expectations.py). Then the TensorFlow version of
-each notebook (notebooks/tensorflow.py) runs on TensorFlow and must print what
+each notebook (notebooks/to_tensorflow.py) runs on TensorFlow and must print what
 tapemagic prints.
 
 With ``ARTIFACTS_DIR`` set (scripts/test.sh sets it), the executed notebooks are
@@ -17,6 +17,7 @@ saved to ``$ARTIFACTS_DIR/notebooks/`` to read.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -172,6 +173,17 @@ def test_tensorflow_version_of_a_notebook_has_no_tapemagic(name):
     ]
 
 
+def test_no_file_beside_the_notebooks_shadows_an_installed_module():
+    # A kernel started in notebooks/ imports from there first: a tensorflow.py
+    # there would be what `import tensorflow as tf` gets.
+    shadowing = [
+        path.name
+        for path in NOTEBOOK_DIR.glob("*.py")
+        if importlib.util.find_spec(path.stem) is not None
+    ]
+    assert not shadowing, f"rename {shadowing}: a notebook's import would get it"
+
+
 def test_tensorflow_command_writes_every_notebook(tmp_path):
     assert load_converter().main([str(tmp_path)]) == 0
     assert sorted(p.stem for p in tmp_path.glob("*.ipynb")) == NAMES
@@ -213,7 +225,7 @@ def _comparable(stdout: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def on_tensorflow(tmp_path_factory):
-    """The TensorFlow build of the course (notebooks/tensorflow.py), run on
+    """The TensorFlow build of the course (notebooks/to_tensorflow.py), run on
     TensorFlow (the test extra
     installs it: its absence fails here, never skips)."""
     import tensorflow  # noqa: F401

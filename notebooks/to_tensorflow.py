@@ -1,7 +1,7 @@
 """Write the course notebooks for real TensorFlow: no tapemagic, no ``%%tape``.
 
-    .venv/bin/python notebooks/tensorflow.py DIR               # every notebooks/*.ipynb
-    .venv/bin/python notebooks/tensorflow.py DIR a.ipynb ...   # only these
+    .venv/bin/python notebooks/to_tensorflow.py DIR               # every notebooks/*.ipynb
+    .venv/bin/python notebooks/to_tensorflow.py DIR a.ipynb ...   # only these
 
 Each notebook is written to ``DIR`` under its own name, with three changes:
 ``import tapemagic.tf as tf`` becomes ``import tensorflow as tf`` and
@@ -67,7 +67,7 @@ def tape_cell_as_tensorflow(source: str) -> str:
     if unknown:
         raise ValueError(
             f"{header!r}: no TensorFlow equivalent known for {' '.join(unknown)}; "
-            "add the option to notebooks/tensorflow.py or tag the cell "
+            "add the option to notebooks/to_tensorflow.py or tag the cell "
             f"{ONLY_TAG!r}"
         )
     arguments = []
