@@ -1,7 +1,7 @@
 """Write the course notebooks for real TensorFlow: no tapemagic, no ``%%tape``.
 
-    .venv/bin/python notebooks/to_tensorflow.py DIR               # every notebooks/*.ipynb
-    .venv/bin/python notebooks/to_tensorflow.py DIR a.ipynb ...   # only these
+    .venv/bin/python notebooks/to_tensorflow.py DIR              # notebooks/*.ipynb
+    .venv/bin/python notebooks/to_tensorflow.py DIR a.ipynb ...  # only these
 
 Each notebook is written to ``DIR`` under its own name, with three changes:
 ``import tapemagic.tf as tf`` becomes ``import tensorflow as tf`` and

@@ -53,15 +53,13 @@ def _hole(words: str) -> _Hole:
     text = words.strip()
     if not text:
         return _Hole("{}", lambda value: True)
-    for symbol, compare in _COMPARE.items():
-        if text.startswith(symbol):
-            bound = _float(text[len(symbol) :], words)
-            return _Hole(f"{{{text}}}", lambda value: compare(value, bound))
+    symbol = next((symbol for symbol in _COMPARE if text.startswith(symbol)), None)
+    if symbol is not None:
+        compare, bound = _COMPARE[symbol], _float(text[len(symbol) :], words)
+        return _Hole(f"{{{text}}}", lambda value: compare(value, bound))
     if "+-" in text:
         centre, tolerance = (_float(part, words) for part in text.split("+-", 1))
-        return _Hole(
-            f"{{{text}}}", lambda value: abs(value - centre) <= abs(tolerance)
-        )
+        return _Hole(f"{{{text}}}", lambda value: abs(value - centre) <= abs(tolerance))
     raise ExpectationError(
         f"{{{words}}} is no number rule: write {{}} (any number), {{>= 0.9}}, "
         "{> 0}, {< 1e-4}, {<= 1}, {!= 0} or {2.0 +- 0.001}; {{ and }} for braces"
@@ -83,8 +81,7 @@ class Expectation:
     def __init__(self, text: str) -> None:
         if not isinstance(text, str):
             raise ExpectationError(
-                f"an expect entry must be a string, not {type(text).__name__}: "
-                f"{text!r}"
+                f"an expect entry must be a string, not {type(text).__name__}: {text!r}"
             )
         self.text = text
         self.holes: list[_Hole] = []

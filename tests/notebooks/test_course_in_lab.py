@@ -37,8 +37,8 @@ import pytest
 
 from tests.browser.requirement import CHROMIUM, playwright_and_chromium
 
-from .runner import ERROR_TAG
 from .course import NOTEBOOK_DIR, ROOT, course_notebooks
+from .runner import ERROR_TAG
 
 COURSE = [path.stem for path in course_notebooks()]
 

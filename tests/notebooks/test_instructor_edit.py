@@ -77,9 +77,23 @@ def lab(tmp_path):
         env[var] = str(tmp_path / sub)
     # jupytext's server extension (pip enables it on install; said again here,
     # so that the test does not depend on how jupytext was installed).
+    extensions = {"jpserver_extensions": {"jupyterlab_jupytext": True}}
     (tmp_path / "config" / "jupyter_server_config.json").write_text(
-        json.dumps({"ServerApp": {"jpserver_extensions": {"jupyterlab_jupytext": True}}})
+        json.dumps({"ServerApp": extensions})
     )
+    for plugin, values in [
+        # No news toast; every cell kept in the page (for a browser that edits).
+        (
+            "@jupyterlab/apputils-extension/notification",
+            {"fetchNews": "false", "checkForUpdates": False},
+        ),
+        ("@jupyterlab/notebook-extension/tracker", {"windowingMode": "none"}),
+    ]:
+        settings = tmp_path / "config" / "lab" / "user-settings" / plugin
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.with_name(f"{settings.name}.jupyterlab-settings").write_text(
+            json.dumps(values)
+        )
     port, token = _free_port(), secrets.token_hex(24)
     env["JUPYTER_TOKEN"] = token
     command = [
@@ -93,6 +107,8 @@ def lab(tmp_path):
         f"--ServerApp.root_dir={root}",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.expose_app_in_browser=True",
     ]
     if os.geteuid() == 0:
         command.append("--allow-root")
@@ -153,9 +169,49 @@ def _edit(nb: dict) -> None:
     again["metadata"]["expect"] = ["dy/dx = 10.0"]
 
 
+def check_the_saved_edit(path: Path, before: nbformat.NotebookNode, monkeypatch):
+    """The pair written and in sync, only the edited cells changed, and the
+    edited notebook passes the course checks, which fail with the old
+    ``expect``."""
+    after = nbformat.read(path, as_version=4)
+    pair = path.with_suffix(".md").read_text()
+    assert "x = tf.Variable(4.0)" in pair
+    assert "With x = 4, the derivative 2x + 2 is 10." in pair
+    assert 'expect=["y     = 24.0", "dy/dx = 10.0"]' in pair
+    assert pairing_problems(path) == []
+    # Only what was edited changed: same cells, same ids, still no outputs.
+    assert [c.id for c in after.cells] == [c.id for c in before.cells]
+    changed = [i for i, (a, b) in enumerate(zip(after.cells, before.cells)) if a != b]
+    assert len(changed) == 3, changed
+    assert not any(c.get("outputs") for c in after.cells)
+    assert after.metadata == before.metadata
+
+    # The edited notebook runs and passes the course checks.
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):
+        monkeypatch.setenv(var, str(path.parent.parent / var.lower()))
+    report = run_notebook(path, timeout=180)
+    numbers = check_notebook(path.stem, report)
+    assert "dy/dx = 10.0\n" in "".join(cell["stdout"] for cell in report["cells"])
+    assert numbers  # the notebook's numeric rules (w, b, loss) still hold
+
+    # The same run against the expectations from before the edit fails: the
+    # checks come from the notebook, not from Python.
+    old = {
+        i: cell.metadata.get("expect", [])
+        for i, cell in enumerate(before.cells)
+        if cell.cell_type == "code"
+    }
+    for cell in report["cells"]:
+        cell["expect"] = old[cell["index"]]
+    with pytest.raises(AssertionError, match=r"expected 'y     = 15\.0'"):
+        check_notebook(path.stem, report)
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(400)
-def test_an_edit_saved_in_jupyterlab_passes_the_course_checks(lab, monkeypatch):
+def test_an_edit_saved_through_the_contents_api_passes_the_course_checks(
+    lab, monkeypatch
+):
     url, token, root = lab
     path = root / f"{NAME}.ipynb"
     before = nbformat.read(path, as_version=4)
@@ -170,37 +226,4 @@ def test_an_edit_saved_in_jupyterlab_passes_the_course_checks(lab, monkeypatch):
         body={"type": "notebook", "format": "json", "content": nb},
     )
     assert status == 200 and saved["path"] == f"{NAME}.ipynb"
-
-    # Saving wrote both files of the pair, and they agree.
-    after = nbformat.read(path, as_version=4)
-    pair = path.with_suffix(".md").read_text()
-    assert "x = tf.Variable(4.0)" in pair
-    assert "With x = 4, the derivative 2x + 2 is 10." in pair
-    assert 'expect=["y     = 24.0", "dy/dx = 10.0"]' in pair
-    assert pairing_problems(path) == []
-    # Only what was edited changed: same cells, same ids, still no outputs.
-    assert [c.id for c in after.cells] == [c.id for c in before.cells]
-    changed = [i for i, (a, b) in enumerate(zip(after.cells, before.cells)) if a != b]
-    assert len(changed) == 3
-    assert not any(c.get("outputs") for c in after.cells)
-    assert after.metadata == before.metadata
-
-    # The edited notebook runs and passes the course checks.
-    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "IPYTHONDIR"):
-        monkeypatch.setenv(var, str(root.parent / var.lower()))
-    report = run_notebook(path, timeout=180)
-    numbers = check_notebook(NAME, report)
-    assert "dy/dx = 10.0\n" in "".join(cell["stdout"] for cell in report["cells"])
-    assert numbers  # the notebook's numeric rules (w, b, loss) still hold
-
-    # The same run against the expectations from before the edit fails: the
-    # checks come from the notebook, not from Python.
-    old = {
-        i: cell.metadata.get("expect", [])
-        for i, cell in enumerate(before.cells)
-        if cell.cell_type == "code"
-    }
-    for cell in report["cells"]:
-        cell["expect"] = old[cell["index"]]
-    with pytest.raises(AssertionError, match=r"expected 'y     = 15\.0'"):
-        check_notebook(NAME, report)
+    check_the_saved_edit(path, before, monkeypatch)
