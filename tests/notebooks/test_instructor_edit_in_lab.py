@@ -12,6 +12,7 @@ course checks with no Python change.
 
 from __future__ import annotations
 
+import re
 import time
 
 import nbformat
@@ -75,6 +76,12 @@ def test_an_edit_typed_and_saved_in_jupyterlab_passes_the_course_checks(
             page.goto(f"{url}/lab/workspaces/edit/tree/{NAME}.ipynb?token={token}")
             cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
             expect(cells).to_have_count(len(before.cells), timeout=120_000)
+            # The kernel up, as when an instructor edits: the save then
+            # records its language_info too.
+            status = page.locator(
+                f'.jp-StatusBar-TextItem[title="Change kernel for {NAME}.ipynb"]'
+            )
+            expect(status).to_have_text(re.compile(r"\|\s*Idle$"), timeout=120_000)
 
             # A sentence at the end of the markdown cell, then render it.
             markdown = cells.nth(heading)
@@ -110,4 +117,5 @@ def test_an_edit_typed_and_saved_in_jupyterlab_passes_the_course_checks(
                 time.sleep(0.2)
         finally:
             context.close()
+    assert "version" in nbformat.read(path, as_version=4).metadata.language_info
     check_the_saved_edit(path, before, monkeypatch)
