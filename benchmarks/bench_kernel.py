@@ -3,7 +3,7 @@
 Runs notebook 04 (a Keras model trained on scikit-learn's digits) in a fresh
 Jupyter kernel per engine, with nbclient, exactly as a student's kernel runs it:
 on tapemagic (``notebooks/04-training-step.ipynb``) and on real TensorFlow (the
-version ``notebooks/build.py --tensorflow`` writes: ``import tensorflow as tf``,
+version ``notebooks/to_tensorflow.py`` writes: ``import tensorflow as tf``,
 ``%%tape`` turned into ``with tf.GradientTape()``), when TensorFlow is installed.
 A bare kernel (no cell of the course) shows what Python and ipykernel cost alone.
 
@@ -78,8 +78,7 @@ def course_notebook(engine: str, quick: bool) -> nbformat.NotebookNode:
         if engine == "tensorflow":
             with tempfile.TemporaryDirectory() as out:
                 subprocess.run(
-                    [sys.executable, str(ROOT / "notebooks" / "build.py"),
-                     "--tensorflow", out],
+                    [sys.executable, str(ROOT / "notebooks" / "to_tensorflow.py"), out],
                     check=True, cwd=ROOT,
                 )  # fmt: skip
                 nb = nbformat.read(Path(out) / f"{NOTEBOOK}.ipynb", as_version=4)

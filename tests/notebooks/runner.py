@@ -104,6 +104,20 @@ def _text(output: dict) -> str:
     return str(data.get("text/plain", ""))
 
 
+def _shown(outputs: list) -> str:
+    """Every output as text, one after another; a stream goes on where the
+    same stream's previous output stopped, as a notebook shows it."""
+    parts: list[str] = []
+    previous = None
+    for output in outputs:
+        stream = output.get("name") if output.get("output_type") == "stream" else None
+        if parts and not (stream and stream == previous):
+            parts.append("\n")
+        parts.append(_text(output))
+        previous = stream
+    return "".join(parts)
+
+
 def summarize_cell(cell: Any, index: int, nones: list[str]) -> dict:
     """The facts a test checks about one executed code cell.
 
@@ -113,11 +127,13 @@ def summarize_cell(cell: Any, index: int, nones: list[str]) -> dict:
         nones: the None gradients the probe saw while it ran.
 
     Returns:
-        A JSON-ready dict: source, tags, errors (exception names), stdout,
-        stderr, text (every output as text), html (every text/html output),
-        mime types shown besides text, and nones.
+        A JSON-ready dict: source, tags, expect (the texts its metadata says
+        it shows), errors (exception names), stdout, stderr, text (every
+        output as text), html (every text/html output), mime types shown
+        besides text, and nones.
     """
     outputs = cell.get("outputs", [])
+    expect = cell.get("metadata", {}).get("expect", [])
     mimes = sorted(
         {mime for o in outputs for mime in o.get("data", {})} - {"text/plain"}
     )
@@ -125,6 +141,7 @@ def summarize_cell(cell: Any, index: int, nones: list[str]) -> dict:
         "index": index,
         "source": cell.source,
         "tags": list(cell.get("metadata", {}).get("tags", [])),
+        "expect": [expect] if isinstance(expect, str) else list(expect),
         "errors": [o["ename"] for o in outputs if o.get("output_type") == "error"],
         "stdout": "".join(
             o.get("text", "")
@@ -136,7 +153,7 @@ def summarize_cell(cell: Any, index: int, nones: list[str]) -> dict:
             for o in outputs
             if o.get("output_type") == "stream" and o.get("name") == "stderr"
         ),
-        "text": "\n".join(_text(o) for o in outputs),
+        "text": _shown(outputs),
         "html": "\n".join(str(o.get("data", {}).get("text/html", "")) for o in outputs),
         "mimes": mimes,
         "nones": nones,
