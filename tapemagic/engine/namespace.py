@@ -27,31 +27,16 @@ is the TensorFlow wrapper, which converts ``x`` and ``y`` together (so
 ``ns.where(c, g, 0)`` keeps g's dtype), and a helper that needs its own code on
 each kind of value is added with :func:`register_helper` (``minus_one_hot``,
 an in-place update on arrays).
-
-Part of the op library loads on first use (engine/ops/__init__.py): a name not
-registered yet makes the namespace ask the library's loader
-(:func:`set_library_loader`) to load the rest, then looks again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
 from .tensor import Tensor
 
-__all__ = [
-    "ARRAYS",
-    "TENSORS",
-    "Namespace",
-    "register",
-    "register_helper",
-    "set_library_loader",
-]
-
-# What loads the op modules that load on first use; set by the op library.
-_library_loader: Callable[[], None] | None = None
+__all__ = ["ARRAYS", "TENSORS", "Namespace", "register", "register_helper"]
 
 
 class Namespace:
@@ -61,18 +46,6 @@ class Namespace:
 
     def __repr__(self) -> str:
         return f"<Namespace {self.kind}>"
-
-    def __getattr__(self, name: str) -> Any:
-        # Only a name not set yet comes here: an op of a module that has not
-        # loaded (a VJP of one op calls ops of other modules). Loading the rest
-        # of the library registers it; a name still missing is an error.
-        if _library_loader is None or name.startswith("__"):
-            raise AttributeError(f"{self!r} has no attribute {name!r}")
-        _library_loader()
-        try:
-            return self.__dict__[name]
-        except KeyError:
-            raise AttributeError(f"{self!r} has no attribute {name!r}") from None
 
     def unbroadcast(self, g: Any, x: Any, out: Any) -> Any:
         """Sum ``g``, a gradient for ``out``, down to the shape of the input ``x``.
@@ -162,13 +135,6 @@ def register(name: str, function: Any, forward: Any) -> None:
         return
     setattr(TENSORS, name, function)
     setattr(ARRAYS, name, forward)
-
-
-def set_library_loader(loader: Callable[[], None]) -> None:
-    """Set what loads the rest of the op library when a VJP asks for an op of
-    a module that has not loaded yet (engine/ops/__init__.py sets it)."""
-    global _library_loader
-    _library_loader = loader
 
 
 def register_helper(name: str, on_tensors: Any, on_arrays: Any) -> None:

@@ -16,9 +16,11 @@ library in :data:`tapemagic.engine.op.OP_TABLE` (the modules a tensor's
 operators and their gradients use: ``math``, ``indexing``, ``shape``,
 ``reduce``, ``linalg`` with ``decompositions`` and ``norms``) and binds Python's
 operators on tensors to them (``operators``). The other modules load on first
-use: as attributes of this package, when imported, or all at once
-(:func:`load_all`) when a VJP asks its namespace for an op not registered yet,
-so a program that only takes gradients of arithmetic starts without them.
+use, as attributes of this package or when imported (:func:`load_all` loads
+them all), so a program that only takes gradients of arithmetic starts without
+them. The ops a module's VJPs call are registered whenever the module is: they
+are the core's, its own, or those of the modules it imports
+(tests/tf/test_lazy_imports.py checks each module in a fresh process).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .. import eager_tensor as _eager_tensor
-from .. import namespace as _namespace
 from .. import variable as _variable
 from . import (
     decompositions,
@@ -115,6 +116,3 @@ def __getattr__(name: str) -> ModuleType:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(LAZY_MODULES))
-
-
-_namespace.set_library_loader(load_all)
