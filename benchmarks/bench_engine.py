@@ -18,8 +18,10 @@ import contextlib
 import importlib
 import json
 import os
+import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -501,6 +503,31 @@ def subprocess_figure(script: str, *args: str, repeat: int = 3) -> float:
     return min(values)
 
 
+def cold_figures(env: dict[str, str] | None = None, repeat: int = 21) -> dict:
+    """Median seconds to import and take a first gradient in a fresh process,
+    NumPy's import beside it; the two take turns, so load drift hits both."""
+    times: dict[str, list[float]] = {"NumPy": [], "tapemagic": []}
+    for _ in range(repeat):
+        for name, script in (("NumPy", COLD_NUMPY), ("tapemagic", COLD_SCRIPT)):
+            out = subprocess.run(
+                [sys.executable, "-c", script],
+                capture_output=True, text=True, check=True, cwd=ROOT, env=env,
+            )  # fmt: skip
+            times[name].append(float(out.stdout.strip().splitlines()[-1]))
+    return {name: statistics.median(values) for name, values in times.items()}
+
+
+def cached_bytecode_env(cache: str) -> dict[str, str]:
+    """An environment whose imports read bytecode compiled once into ``cache``,
+    as an installed package's do (pip compiles it at install time)."""
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": cache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    for script in (COLD_NUMPY, COLD_SCRIPT):  # compile and cache
+        subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, env=env,
+                       capture_output=True)  # fmt: skip
+    return env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller MLP batch")
@@ -530,11 +557,19 @@ def main() -> None:
         }
         goals["peak memory, 500 ops on (256,256) + gradient"] = ("MiB", "<= 70 MiB")
     if not args.only or "cold" in args.only:
-        rows["fresh process: import + first gradient"] = {
-            "NumPy": subprocess_figure(COLD_NUMPY),
-            "tapemagic": subprocess_figure(COLD_SCRIPT),
-        }
-        goals["fresh process: import + first gradient"] = ("s", "<= 0.25 s")
+        # As the environment runs: without cached bytecode (a source checkout
+        # under PYTHONDONTWRITEBYTECODE) Python compiles tapemagic each time.
+        repeat = 3 if args.quick else 21
+        rows["fresh process: import + first gradient"] = cold_figures(repeat=repeat)
+        goals["fresh process: import + first gradient"] = ("s", "<= 0.15 s")
+        with tempfile.TemporaryDirectory() as cache:
+            rows["fresh process, bytecode cached: import + first gradient"] = (
+                cold_figures(cached_bytecode_env(cache), repeat=repeat)
+            )
+        goals["fresh process, bytecode cached: import + first gradient"] = (
+            "s",
+            "<= 0.15 s",
+        )
 
     names = ["NumPy", "tapemagic"] + [
         n for n in [*engines, *peers] if n not in ("NumPy", "tapemagic")

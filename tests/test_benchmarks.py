@@ -32,6 +32,7 @@ def test_the_engine_benchmark_verifies_every_workload_and_prints_its_table():
         "hessian",
         "peak memory, 500 ops on (256,256) + gradient",
         "fresh process: import + first gradient",
+        "fresh process, bytecode cached: import + first gradient",
     ]
     for row in rows[1:]:
         cells = [c.strip() for c in row.strip("|").split("|")]

@@ -7,26 +7,25 @@ only, because TensorFlow 2 has no ``tf.log``. Submodules import on their own
 (``import tapemagic.tf.math``) and ``tf.keras`` is :mod:`tapemagic.keras`.
 
 Importing this package needs NumPy alone: no IPython, ipywidgets or graphviz.
-``tf.keras`` and ``tf.data`` load when first used, so a script that only takes
-gradients starts without them.
+It loads what a first gradient needs (tensors, variables, tapes, the
+arithmetic, reduction, shape and matrix ops); every other name loads with its
+module on first use (``tf.keras``, ``tf.data``, ``tf.nn``, ``tf.constant``,
+``tf.function``, ...), so a script that only takes gradients starts without
+them.
 """
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..engine import (
     GradientTape,
-    Module,
     Tensor,
     TensorShape,
-    TensorSpec,
     UnconnectedGradients,
     Variable,
     convert_to_tensor,
     is_tensor,
-    name_scope,
 )
-from ..engine.custom import custom_gradient
 from ..engine.dtypes import (
     DType,
     as_dtype,
@@ -43,31 +42,6 @@ from ..engine.dtypes import (
     int32,
     int64,
     uint8,
-)
-from ..engine.ops.composed_creation import (
-    linspace,
-)
-from ..engine.ops.composed_linalg import (
-    tensordot,
-)
-from ..engine.ops.composed_math import (
-    add_n,
-)
-from ..engine.ops.composed_shape import (
-    boolean_mask,
-    meshgrid,
-    repeat,
-)
-from ..engine.ops.creation import (
-    constant,
-    eye,
-    fill,
-    one_hot,
-    ones,
-    ones_like,
-    range,
-    zeros,
-    zeros_like,
 )
 from ..engine.ops.linalg import (
     clip_by_global_norm,
@@ -155,13 +129,40 @@ from ..engine.ops.shape import (
     unstack,
 )
 from ..engine.ops.shape import slice_ as slice
-from ..engine.ops.sorting import (
-    argsort,
-    sort,
-)
-from . import config, debugging, dtypes, errors, linalg, math, nest, nn, random
-from ._function import executing_eagerly, function
-from ._print import print
+
+if TYPE_CHECKING:  # loaded on first use (see the module docstring and _LAZY)
+    from .. import keras
+    from ..engine import Module, TensorSpec, custom_gradient, name_scope
+    from ..engine.ops.composed_creation import linspace
+    from ..engine.ops.composed_linalg import tensordot
+    from ..engine.ops.composed_math import add_n
+    from ..engine.ops.composed_shape import boolean_mask, meshgrid, repeat
+    from ..engine.ops.creation import (
+        constant,
+        eye,
+        fill,
+        one_hot,
+        ones,
+        ones_like,
+        range,
+        zeros,
+        zeros_like,
+    )
+    from ..engine.ops.sorting import argsort, sort
+    from . import (
+        config,
+        data,
+        debugging,
+        dtypes,
+        errors,
+        linalg,
+        math,
+        nest,
+        nn,
+        random,
+    )
+    from ._function import executing_eagerly, function
+    from ._print import print
 
 # The TensorFlow release whose behaviour tapemagic reproduces.
 __version__ = "2.21.0"
@@ -307,14 +308,63 @@ __all__ = [
     "zeros_like",
 ]
 
-# Loaded on first use (see the module docstring).
-_LAZY = {"data": ".data", "keras": "..keras"}
+# What loads on first use: the submodules, and each other name with its module.
+_SUBMODULES = {
+    "config": ".config",
+    "data": ".data",
+    "debugging": ".debugging",
+    "dtypes": ".dtypes",
+    "errors": ".errors",
+    "keras": "..keras",
+    "linalg": ".linalg",
+    "math": ".math",
+    "nest": ".nest",
+    "nn": ".nn",
+    "random": ".random",
+}
+_NAMES = {
+    "Module": "..engine",
+    "TensorSpec": "..engine",
+    "custom_gradient": "..engine",
+    "name_scope": "..engine",
+    "linspace": "..engine.ops.composed_creation",
+    "tensordot": "..engine.ops.composed_linalg",
+    "add_n": "..engine.ops.composed_math",
+    "boolean_mask": "..engine.ops.composed_shape",
+    "meshgrid": "..engine.ops.composed_shape",
+    "repeat": "..engine.ops.composed_shape",
+    "argsort": "..engine.ops.sorting",
+    "sort": "..engine.ops.sorting",
+    "executing_eagerly": "._function",
+    "function": "._function",
+    "print": "._print",
+    **dict.fromkeys(
+        [
+            "constant",
+            "eye",
+            "fill",
+            "one_hot",
+            "ones",
+            "ones_like",
+            "range",
+            "zeros",
+            "zeros_like",
+        ],
+        "..engine.ops.creation",
+    ),
+}
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    if name in _SUBMODULES:
+        value = importlib.import_module(_SUBMODULES[name], __name__)
+    elif name in _NAMES:
+        value = getattr(importlib.import_module(_NAMES[name], __name__), name)
+    else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = importlib.import_module(module, __name__)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

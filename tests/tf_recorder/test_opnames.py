@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 from tensorflow.python.framework import ops
 
-import tapemagic.engine.ops  # noqa: F401  (fills the op table)
-from tapemagic.engine.op import OP_TABLE
+from tapemagic.engine import OP_TABLE  # the whole table, every op module loaded
 from tapemagic.engine.recorder import op_info as engine_op_info
 from tapemagic.tf_recorder import opnames, recorder
 

@@ -438,7 +438,8 @@ class _Seeds:
         # One generator per (kind, seeds, dtype) with an explicit op seed, so
         # repeated calls continue one stream, as TensorFlow's cached kernels do.
         self.streams: dict[tuple, np.random.Generator] = {}
-        self.entropy = np.random.default_rng()
+        # Made on the first unseeded draw: numpy.random loads only then.
+        self._entropy: np.random.Generator | None = None
 
     def reset(self, seed: int | None) -> None:
         self.global_seed = None if seed is None else int(seed) % _MAX_SEED
@@ -462,7 +463,9 @@ class _Seeds:
             # each op without a seed takes the next seed derived from the global one
             self.counter += 1
             return np.random.default_rng([self.global_seed, self.counter, 1])
-        return self.entropy
+        if self._entropy is None:
+            self._entropy = np.random.default_rng()
+        return self._entropy
 
 
 _seeds = _Seeds()
