@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import builtins
 import math as _pymath
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
 from ..context import state
-from ..eager_tensor import _notify_escape, tensor_of
+from ..eager_tensor import _notify_escape, _notify_fresh, tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
@@ -516,6 +517,15 @@ def _standard(kind: str, rng: np.random.Generator, dims: tuple, dt: Any) -> Any:
     return values.astype(dt._np)
 
 
+def _draw(draw: Callable[[], np.ndarray]) -> Tensor:
+    """A tensor of random values from ``draw()``; a listener that replays what
+    it heard (a tf.function trace) is told how to draw anew."""
+    t = tensor_of(draw())
+    if state.observers:
+        _notify_fresh(t, draw)
+    return t
+
+
 def _normal_like(
     kind: str, shape: Any, mean: Any, stddev: Any, dtype: Any, seed: Any
 ) -> Tensor:
@@ -524,9 +534,10 @@ def _normal_like(
     stddev_t = convert_to_tensor(stddev, dtype=dtype)
     dt = _float_dtype(dtype, kind)
     dims = shape_dims(shape, kind)
-    values = _standard(kind, _seeds.generator(kind, seed, dt._np), dims, dt)
+    values = _draw(lambda: _standard(kind, _seeds.generator(kind, seed, dt._np),
+                                     dims, dt))  # fmt: skip
     # composed of engine ops, as in TensorFlow: gradients reach mean and stddev
-    return _math.add(_math.multiply(tensor_of(values), stddev_t), mean_t)
+    return _math.add(_math.multiply(values, stddev_t), mean_t)
 
 
 def random_normal(
@@ -643,13 +654,19 @@ def random_uniform(
                 "maxval, so make it larger than minval.",
                 op="uniform",
             )
-        rng = _seeds.generator("uniform_int", seed, dt._np)
-        return tensor_of(rng.integers(low, high, size=dims, dtype=dt._np))
+        return _draw(
+            lambda: _seeds.generator("uniform_int", seed, dt._np).integers(
+                low, high, size=dims, dtype=dt._np
+            )
+        )
     if not (min_is_zero and max_is_one):
         minval = convert_to_tensor(minval, dtype=dt)
         maxval = convert_to_tensor(maxval, dtype=dt)
-    rng = _seeds.generator("uniform", seed, dt._np)
-    values = tensor_of(_standard("uniform", rng, dims, dt))
+    values = _draw(
+        lambda: _standard(
+            "uniform", _seeds.generator("uniform", seed, dt._np), dims, dt
+        )  # fmt: skip
+    )
     if min_is_zero:
         return values if max_is_one else _math.multiply(values, maxval)
     return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)

@@ -1,0 +1,313 @@
+"""Tracing: what a function did to tensors, heard once, as a list of steps.
+
+A :class:`Tracer` is a recorder listener (engine/recorder.py). While a
+``tf.function`` runs its Python function for the first time with a given
+signature, the tracer hears every op (the backward sweep of a tape inside runs
+its VJPs as engine ops while anyone listens, so gradients are heard too), every
+variable read and assignment, every conversion of a Python value, every random
+draw and every ``tf.print``, and writes them down as steps on numbered slots.
+engine/plan.py compiles the steps into straight-line NumPy code.
+
+What cannot be replayed makes the trace *untraceable*, with the user's line:
+Python using a tensor's value (``bool(t)``, ``if t > 0``, iterating over a
+tensor, ``t.numpy()``, ``float(t)``), an op outside the op table (a custom
+gradient), a slice assignment, or a tensor's value used as a shape or index.
+
+Steps (tuples, first item the kind):
+
+- ``("arg", slot, position)``: the argument tensor at ``position``;
+- ``("const", slot, array)``: a value fixed for the trace (a constant, a
+  captured tensor, a shape);
+- ``("read", slot, variable)``: the variable's value now;
+- ``("op", op, params, in_slots, out_slots)``: an op of the op table;
+- ``("assign", variable, how, slot)``: ``assign``, ``assign_add`` or
+  ``assign_sub`` of the value in ``slot``;
+- ``("fresh", slot, draw)``: random values, ``draw()`` each time;
+- ``("call", fn, in_slots)``: a host function (``tf.print``) called with
+  tensors of the slots' values.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from . import eager_tensor as _eager
+from . import op as _op
+from .context import new_id, state
+from .events import (
+    AssignEvent,
+    ConvertEvent,
+    EscapeEvent,
+    Listener,
+    OpEvent,
+    ReadEvent,
+    VariableEvent,
+)
+from .tensor import Tensor, Variable
+
+__all__ = ["Tracer", "Untraceable", "VariableCreated", "host_call"]
+
+_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Ops whose result depends on their inputs' shapes only: fixed for one trace.
+SHAPE_OPS = frozenset({"shape", "size", "rank", "shape_n"})
+
+# TensorFlow's names for the symbolic tensors of common ops (``x * 2`` is
+# "mul:0"); the others show the op's own name.
+_SYMBOLIC_NAMES = {
+    "multiply": "mul",
+    "subtract": "sub",
+    "divide": "truediv",
+    "truediv": "truediv",
+    "negative": "Neg",
+    "matmul": "MatMul",
+}
+
+
+class Untraceable(Exception):
+    """What a trace heard that no plan can replay; ``line`` is the user's."""
+
+    def __init__(self, reason: str, filename: str, lineno: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.filename = filename
+        self.lineno = lineno
+
+
+class VariableCreated(Exception):
+    """A variable was created while a trace forbade it (TensorFlow's rule)."""
+
+
+class Tracer(Listener):
+    """A listener that writes down what runs as steps (see the module docstring).
+
+    Args:
+        arguments: the argument tensors, in order; their ids become slots.
+        names: for each argument, the name and shape text TensorFlow shows for
+            it while tracing (``("x:0", "(None,)")``), or None.
+        forbid_variables: raise :class:`VariableCreated` on a new variable.
+    """
+
+    def __init__(self, arguments: list[Tensor], names: list | None = None,
+                 forbid_variables: bool = False) -> None:  # fmt: skip
+        self.steps: list[tuple] = []
+        self.slots: dict[int, int] = {}
+        self.static: set[int] = set()  # slots fixed for the trace
+        self.count = 0
+        self.untraceable: Untraceable | None = None
+        self.forbid_variables = forbid_variables
+        self.created: list[Variable] = []
+        # The value of each variable before the trace first changed it.
+        self.before: dict[int, tuple[Variable, Any]] = {}
+        self.start = new_id()
+        self._names: dict[str, int] = {}
+        self._shown: list[int] = []
+        for position, t in enumerate(arguments):
+            slot = self._new_slot()
+            self.steps.append(("arg", slot, position))
+            self.slots[t._id] = slot
+            if names is not None and names[position] is not None:
+                self._show(t._id, *names[position])
+
+    # -- running ------------------------------------------------------------------
+    def __enter__(self) -> Tracer:
+        state.observers.append(self)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        observers = state.observers
+        for i in range(len(observers) - 1, -1, -1):
+            if observers[i] is self:
+                del observers[i]
+                break
+        for key in self._shown:
+            _eager.TRACED.pop(key, None)
+        self._shown = []
+
+    def restore(self) -> None:
+        """Put back the values of the variables the trace changed."""
+        for variable, value in self.before.values():
+            variable._snapshot = _eager_snapshot(value, variable._id)
+
+    # -- slots --------------------------------------------------------------------
+    def _new_slot(self) -> int:
+        self.count += 1
+        return self.count
+
+    def slot_of(self, key: int, value: Any) -> int:
+        """The slot of the tensor with id ``key``: a constant if unheard."""
+        slot = self.slots.get(key)
+        if slot is None:
+            slot = self._new_slot()
+            self.steps.append(("const", slot, value))
+            self.static.add(slot)
+            self.slots[key] = slot
+        return slot
+
+    def output(self, value: Any) -> tuple:
+        """What a plan returns for one leaf of the function's result."""
+        if isinstance(value, Tensor):
+            return ("slot", self.slot_of(value._id, value._value))
+        return ("value", value)
+
+    def _show(self, key: int, name: str, shape: str | None) -> None:
+        _eager.TRACED[key] = (name, shape)
+        self._shown.append(key)
+
+    def _refuse(self, reason: str) -> None:
+        if self.untraceable is None:
+            filename, lineno = _user_line()
+            self.untraceable = Untraceable(reason, filename, lineno)
+
+    # -- what the tracer hears ----------------------------------------------------
+    def on_op(self, event: OpEvent) -> None:
+        info = event.op
+        op = _op.OP_TABLE.get(info.name)
+        if op is None or op.name != info.name:
+            self._refuse(f"runs {info.name}, which has no NumPy forward to replay")
+            return
+        base = _op._op_info(op).no_gradient_inputs
+        n = len(event.input_ids) - (len(info.no_gradient_inputs) - len(base))
+        slots = [
+            self.slot_of(key, value)
+            for key, value in zip(event.input_ids, event.input_values)
+        ]
+        if any(slot not in self.static for slot in slots[n:]):
+            self._refuse(
+                f"uses the value of a tensor as a parameter of {info.name} (a "
+                "shape, an index or a mask computed from the inputs)"
+            )
+        fixed = info.name in SHAPE_OPS or (
+            all(slot in self.static for slot in slots[:n]) and "random" not in info.name
+        )
+        outs = []
+        for key, value in zip(event.output_ids, event.output_values):
+            slot = self._new_slot()
+            self.slots[key] = slot
+            outs.append(slot)
+            if fixed:
+                # Computed from values fixed for the trace: a constant.
+                self.steps.append(("const", slot, value))
+                self.static.add(slot)
+            self._name_output(key, info.name, value, len(outs) - 1)
+        if not fixed:
+            self.steps.append(("op", op, event.params, tuple(slots[:n]), tuple(outs)))
+
+    def _name_output(self, key: int, name: str, value: Any, index: int) -> None:
+        base = _SYMBOLIC_NAMES.get(name, name)
+        used = self._names.get(base, 0)
+        self._names[base] = used + 1
+        node = base if not used else f"{base}_{used}"
+        self._show(key, f"{node}:{index}", str(tuple(np.shape(value))))
+
+    def on_convert(self, event: ConvertEvent) -> None:
+        ref = event.tensor
+        if ref.id not in self.slots:
+            self.slot_of(ref.id, ref.value)
+
+    def on_variable_read(self, event: ReadEvent) -> None:
+        ref = event.variable
+        slot = self._new_slot()
+        self.steps.append(("read", slot, ref.variable))
+        self.slots[ref.id] = slot
+
+    def on_assigning(self, variable: Variable) -> None:
+        if variable._id not in self.before:
+            self.before[variable._id] = (variable, variable._snapshot._value)
+
+    def on_assign(self, event: AssignEvent) -> None:
+        variable = event.variable.variable
+        if event.how == "assign_slice" or event.operand is None:
+            self._refuse(f"assigns to a slice of {variable.name}")
+            return
+        if event.value_id is not None and event.value_id in self.slots:
+            slot = self.slots[event.value_id]
+        else:
+            slot = self._new_slot()
+            self.steps.append(("const", slot, event.operand))
+            self.static.add(slot)
+        self.steps.append(("assign", variable, event.how, slot))
+
+    def on_variable(self, event: VariableEvent) -> None:
+        variable = event.variable.variable
+        if self.forbid_variables:
+            raise VariableCreated(
+                "tf.function only supports singleton tf.Variables created on the "
+                "first call. Make sure the tf.Variable is only created once or "
+                "created outside tf.function. See "
+                "https://www.tensorflow.org/guide/function#creating_tfvariables "
+                "for more information."
+            )
+        self.created.append(variable)
+        self.before.setdefault(variable._id, (variable, event.variable.value))
+
+    def on_escape(self, event: EscapeEvent) -> None:
+        if event.how == "constant" and isinstance(event.result, Tensor):
+            # tf.constant(t): the same value under a new id.
+            source = event.value
+            slot = self.slots.get(source.id)
+            if slot is None:
+                slot = self.slot_of(source.id, source.value)
+            self.slots[event.result._id] = slot
+            return
+        what = {"numpy": "t.numpy()", "__array__": "np.asarray(t)"}.get(
+            event.how, f"{event.how}(t)"
+        )
+        self._refuse(f"takes a tensor's value into Python ({what})")
+
+    def on_python_use(self, event: EscapeEvent) -> None:
+        what = {
+            "bool": "branches on a tensor's value (bool(t), if t > 0: ...)",
+            "iter": "iterates over a tensor (for row in t: ...)",
+            "index": "uses a tensor's value as a Python int",
+        }[event.how]
+        self._refuse(what)
+
+    def on_fresh(self, tensor: Tensor, draw: Callable[[], Any]) -> None:
+        slot = self._new_slot()
+        self.steps.append(("fresh", slot, draw))
+        self.slots[tensor._id] = slot
+
+    def on_host_call(self, fn: Callable, tensors: tuple) -> None:
+        slots = tuple([self.slot_of(t._id, t._value) for t in tensors])
+        self.steps.append(("call", fn, slots))
+
+
+def host_call(fn: Callable[..., Any], *tensors: Tensor) -> Any:
+    """Call ``fn(*tensors)`` now, and on every replay of a trace that hears it.
+
+    What ``tf.print`` does inside a ``tf.function``: it runs on every call,
+    with the values of that call, where a Python ``print`` runs only while
+    tracing.
+
+    Example:
+        >>> host_call(lambda t: print(t.numpy()), _eager.tensor_of(np.int32(3)))
+        3
+    """
+    for observer in state.observers:
+        hear = getattr(observer, "on_host_call", None)
+        if hear is not None:
+            hear(fn, tensors)
+    return fn(*tensors)
+
+
+def _eager_snapshot(value: Any, key: int) -> Tensor:
+    t = _eager.tensor_of(value)
+    t._id = key
+    return t
+
+
+def _user_line() -> tuple[str, int]:
+    """File and line of the innermost frame outside tapemagic."""
+    package = os.path.dirname(_ENGINE_DIR)
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>", 0
+    return frame.f_code.co_filename, frame.f_lineno
