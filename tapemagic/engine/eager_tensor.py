@@ -318,6 +318,27 @@ def tensor_of(value: np.ndarray | np.generic) -> EagerTensor:
     return t
 
 
+def constant_of(value: np.ndarray | np.generic) -> EagerTensor:
+    """:func:`tensor_of` for a value that shapes and constants alone decide
+    (ones or zeros of a shape, an identity, a range, a shape).
+
+    A ``tf.function`` trace keeps such a tensor as a constant of its plan; a
+    tensor made outside the ops from anything else (NumPy on a tensor's
+    values) makes the trace run eagerly instead, as it cannot be replayed.
+
+    Example:
+        >>> constant_of(np.ones(2, np.float32))
+        <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    """
+    t = tensor_of(value)
+    if state.observers:
+        for observer in state.observers:
+            hear = getattr(observer, "on_constant", None)
+            if hear is not None:
+                hear(t)
+    return t
+
+
 def _no_slice_update(t: Tensor, method: str, sign: str) -> str:
     missing = f"'{type(t).__name__}' object has no attribute '{method}'."
     if hasattr(t, "_sliced_from"):

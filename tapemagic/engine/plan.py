@@ -21,8 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from . import nest
 from .eager_tensor import tensor_of
 from .op import apply
+from .tensor import Tensor
 from .trace import host_call
 
 __all__ = ["Plan", "compile_plan", "run_on_tensors"]
@@ -37,7 +39,7 @@ class Plan:
         steps, outputs: what it was compiled from (for :func:`run_on_tensors`).
     """
 
-    __slots__ = ("outputs", "run", "source", "steps")
+    __slots__ = ("outputs", "run", "slots", "source", "steps")
 
     def __init__(self, run: Callable, source: str, steps: list,
                  outputs: list) -> None:  # fmt: skip
@@ -45,6 +47,15 @@ class Plan:
         self.source = source
         self.steps = steps
         self.outputs = outputs
+        self.slots = tuple([kind == "slot" for kind, _ in outputs])
+
+    def call(self, arguments: list) -> list:
+        """Run on the argument tensors; the output leaves, arrays as tensors."""
+        results = self.run(*[t._value for t in arguments])
+        return [
+            tensor_of(value) if is_slot else value
+            for is_slot, value in zip(self.slots, results)
+        ]
 
 
 def compile_plan(steps: list[tuple], outputs: list[tuple], n_args: int) -> Plan:
@@ -74,6 +85,7 @@ def compile_plan(steps: list[tuple], outputs: list[tuple], n_args: int) -> Plan:
         "_add": np.add,
         "_subtract": np.subtract,
         "_tensor": tensor_of,
+        "_arrays": _arrays,
     }
     params = [f"a{i}" for i in range(n_args)]
     lines: list[str] = []
@@ -136,9 +148,14 @@ def compile_plan(steps: list[tuple], outputs: list[tuple], n_args: int) -> Plan:
                 lines.append(f"_update({var}, {ufunc}, {names[slot]})")
             free(index, (slot,))
         elif kind == "call":
-            _, fn, ins = step
+            _, fn, ins, outs = step
             args = ", ".join(f"_tensor({names[s]})" for s in ins)
-            lines.append(f"{bind(fn, 'h')}({args})")
+            call = f"{bind(fn, 'h')}({args})"
+            if outs:
+                for s in outs:
+                    names[s] = f"s{s}"
+                call = f"{', '.join(names[s] for s in outs)}, = _arrays({call})"
+            lines.append(call)
             free(index, ins)
     results = [names[slot] if kind == "slot" else bind(slot, "r")
                for kind, slot in outputs]  # fmt: skip
@@ -180,6 +197,11 @@ def _last_uses(steps: list[tuple], outputs: list[tuple]) -> dict[int, int]:
             for s in step[2]:
                 last[s] = index
     return last
+
+
+def _arrays(result: Any) -> list:
+    """The arrays of the tensors in a host call's result, in ``nest`` order."""
+    return [leaf._value for leaf in nest.flatten(result) if isinstance(leaf, Tensor)]
 
 
 def _owned(steps: list[tuple], slot: int) -> bool:
@@ -259,5 +281,7 @@ def run_on_tensors(plan: Plan, arguments: list) -> list:
             _, variable, how, slot = step
             getattr(variable, how)(values[slot])
         elif kind == "call":
-            host_call(step[1], *[values[s] for s in step[2]])
+            result = host_call(step[1], *[values[s] for s in step[2]])
+            leaves = [x for x in nest.flatten(result) if isinstance(x, Tensor)]
+            values.update(zip(step[3], leaves))
     return [values[slot] if kind == "slot" else slot for kind, slot in plan.outputs]

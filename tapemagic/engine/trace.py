@@ -11,7 +11,15 @@ engine/plan.py compiles the steps into straight-line NumPy code.
 What cannot be replayed makes the trace *untraceable*, with the user's line:
 Python using a tensor's value (``bool(t)``, ``if t > 0``, iterating over a
 tensor, ``t.numpy()``, ``float(t)``), an op outside the op table (a custom
-gradient), a slice assignment, or a tensor's value used as a shape or index.
+gradient), a slice assignment, a tensor's value used as a shape or index, or
+a tensor made outside the ops (NumPy on tensors' values inside tapemagic: a
+value made from constants alone is announced with ``constant_of``). A NumPy
+value converted or assigned in the user's own code is a constant, as
+TensorFlow captures it.
+
+A host call (:func:`host_call`: ``tf.print``, a Keras optimizer's update, a
+metric) is one step: the function runs again on every replay, and what it
+does inside is not traced.
 
 Steps (tuples, first item the kind):
 
@@ -23,8 +31,9 @@ Steps (tuples, first item the kind):
 - ``("assign", variable, how, slot)``: ``assign``, ``assign_add`` or
   ``assign_sub`` of the value in ``slot``;
 - ``("fresh", slot, draw)``: random values, ``draw()`` each time;
-- ``("call", fn, in_slots)``: a host function (``tf.print``) called with
-  tensors of the slots' values.
+- ``("call", fn, in_slots, out_slots)``: a host function called with tensors
+  of the slots' values; the tensors of its result, in ``nest`` order, fill
+  ``out_slots``.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from . import eager_tensor as _eager
+from . import nest
 from . import op as _op
 from .context import new_id, state
 from .events import (
@@ -52,7 +62,8 @@ from .tensor import Tensor, Variable
 
 __all__ = ["Tracer", "Untraceable", "VariableCreated", "host_call"]
 
-_ENGINE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SCALARS = ("int", "float", "bool", "complex")
 
 # Ops whose result depends on their inputs' shapes only: fixed for one trace.
 SHAPE_OPS = frozenset({"shape", "size", "rank", "shape_n"})
@@ -105,6 +116,7 @@ class Tracer(Listener):
         # The value of each variable before the trace first changed it.
         self.before: dict[int, tuple[Variable, Any]] = {}
         self.start = new_id()
+        self.depth = 0  # inside host calls: hear nothing
         self._names: dict[str, int] = {}
         self._shown: list[int] = []
         for position, t in enumerate(arguments):
@@ -140,9 +152,15 @@ class Tracer(Listener):
         return self.count
 
     def slot_of(self, key: int, value: Any) -> int:
-        """The slot of the tensor with id ``key``: a constant if unheard."""
+        """The slot of the tensor with id ``key``: a constant if unheard (made
+        before the trace: captured by value, as TensorFlow captures it)."""
         slot = self.slots.get(key)
         if slot is None:
+            if key > self.start:
+                self._refuse(
+                    "computes a tensor outside the engine's ops (NumPy on a "
+                    "tensor's values)"
+                )
             slot = self._new_slot()
             self.steps.append(("const", slot, value))
             self.static.add(slot)
@@ -166,6 +184,8 @@ class Tracer(Listener):
 
     # -- what the tracer hears ----------------------------------------------------
     def on_op(self, event: OpEvent) -> None:
+        if self.depth:
+            return
         info = event.op
         op = _op.OP_TABLE.get(info.name)
         if op is None or op.name != info.name:
@@ -206,11 +226,32 @@ class Tracer(Listener):
         self._show(key, f"{node}:{index}", str(tuple(np.shape(value))))
 
     def on_convert(self, event: ConvertEvent) -> None:
+        if self.depth:
+            return
         ref = event.tensor
-        if ref.id not in self.slots:
-            self.slot_of(ref.id, ref.value)
+        if ref.id in self.slots:
+            return
+        if isinstance(event.source, (np.ndarray, np.generic)) and _inside_package():
+            # tapemagic's own code made an array into a tensor: from what?
+            self._refuse(
+                "converts a NumPy value computed inside tapemagic into a tensor"
+            )
+        slot = self._new_slot()
+        self.steps.append(("const", slot, ref.value))
+        self.static.add(slot)
+        self.slots[ref.id] = slot
+
+    def on_constant(self, tensor: Tensor) -> None:
+        if self.depth:
+            return
+        slot = self._new_slot()
+        self.steps.append(("const", slot, tensor._value))
+        self.static.add(slot)
+        self.slots[tensor._id] = slot
 
     def on_variable_read(self, event: ReadEvent) -> None:
+        if self.depth:
+            return
         ref = event.variable
         slot = self._new_slot()
         self.steps.append(("read", slot, ref.variable))
@@ -221,13 +262,24 @@ class Tracer(Listener):
             self.before[variable._id] = (variable, variable._snapshot._value)
 
     def on_assign(self, event: AssignEvent) -> None:
+        if self.depth:
+            return
         variable = event.variable.variable
         if event.how == "assign_slice" or event.operand is None:
             self._refuse(f"assigns to a slice of {variable.name}")
             return
         if event.value_id is not None and event.value_id in self.slots:
             slot = self.slots[event.value_id]
+        elif event.value_id is not None and event.value_id > self.start:
+            self._refuse("assigns a tensor made outside the engine's ops")
+            return
         else:
+            if event.python_type not in _SCALARS and _inside_package():
+                self._refuse(
+                    f"assigns to {variable.name} a value computed with NumPy "
+                    "inside tapemagic"
+                )
+                return
             slot = self._new_slot()
             self.steps.append(("const", slot, event.operand))
             self.static.add(slot)
@@ -247,6 +299,8 @@ class Tracer(Listener):
         self.before.setdefault(variable._id, (variable, event.variable.value))
 
     def on_escape(self, event: EscapeEvent) -> None:
+        if self.depth:
+            return
         if event.how == "constant" and isinstance(event.result, Tensor):
             # tf.constant(t): the same value under a new id.
             source = event.value
@@ -261,6 +315,8 @@ class Tracer(Listener):
         self._refuse(f"takes a tensor's value into Python ({what})")
 
     def on_python_use(self, event: EscapeEvent) -> None:
+        if self.depth:
+            return
         what = {
             "bool": "branches on a tensor's value (bool(t), if t > 0: ...)",
             "iter": "iterates over a tensor (for row in t: ...)",
@@ -269,13 +325,23 @@ class Tracer(Listener):
         self._refuse(what)
 
     def on_fresh(self, tensor: Tensor, draw: Callable[[], Any]) -> None:
+        if self.depth:
+            return
         slot = self._new_slot()
         self.steps.append(("fresh", slot, draw))
         self.slots[tensor._id] = slot
 
-    def on_host_call(self, fn: Callable, tensors: tuple) -> None:
+    def on_host_call(self, fn: Callable, tensors: tuple, result: Any) -> None:
+        if self.depth:
+            return
         slots = tuple([self.slot_of(t._id, t._value) for t in tensors])
-        self.steps.append(("call", fn, slots))
+        outs = []
+        for leaf in nest.flatten(result):
+            if isinstance(leaf, Tensor):
+                slot = self._new_slot()
+                self.slots[leaf._id] = slot
+                outs.append(slot)
+        self.steps.append(("call", fn, slots, tuple(outs)))
 
 
 def host_call(fn: Callable[..., Any], *tensors: Tensor) -> Any:
@@ -289,11 +355,19 @@ def host_call(fn: Callable[..., Any], *tensors: Tensor) -> Any:
         >>> host_call(lambda t: print(t.numpy()), _eager.tensor_of(np.int32(3)))
         3
     """
-    for observer in state.observers:
-        hear = getattr(observer, "on_host_call", None)
-        if hear is not None:
-            hear(fn, tensors)
-    return fn(*tensors)
+    tracers = [o for o in state.observers if hasattr(o, "on_host_call")]
+    if not tracers:
+        return fn(*tensors)
+    for tracer in tracers:
+        tracer.depth += 1
+    try:
+        result = fn(*tensors)
+    finally:
+        for tracer in tracers:
+            tracer.depth -= 1
+    for tracer in tracers:
+        tracer.on_host_call(fn, tensors, result)
+    return result
 
 
 def _eager_snapshot(value: Any, key: int) -> Tensor:
@@ -302,11 +376,20 @@ def _eager_snapshot(value: Any, key: int) -> Tensor:
     return t
 
 
+def _inside_package() -> bool:
+    """Whether the code that led here, past the engine's own frames, is
+    tapemagic's (Keras, tf.data) rather than the user's."""
+    engine = os.path.join(_PACKAGE_DIR, "engine")
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(engine):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR)
+
+
 def _user_line() -> tuple[str, int]:
     """File and line of the innermost frame outside tapemagic."""
-    package = os.path.dirname(_ENGINE_DIR)
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(package):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is None:
         return "<unknown>", 0

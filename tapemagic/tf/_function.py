@@ -37,6 +37,7 @@ from ..engine import Tensor, TensorShape, TensorSpec, Variable, convert_to_tenso
 from ..engine.context import state
 from ..engine.eager_tensor import tensor_of
 from ..engine.plan import Plan, compile_plan, run_on_tensors
+from ..engine.tensor import array_of, id_of
 from ..engine.trace import Tracer, VariableCreated
 from ._signature import call_key, compatible, generalize, shape_text, spec_key
 
@@ -181,14 +182,7 @@ class Function:
         if state.tapes or state.observers:
             # A tape records or a listener listens: replay on tensors.
             return self._pack(entry[0], run_on_tensors(plan, tensors))
-        outputs = plan.run(*[t._value for t in tensors])
-        return self._pack(
-            entry[0],
-            [
-                tensor_of(v) if kind == "slot" else v
-                for (kind, _), v in zip(plan.outputs, outputs)
-            ],
-        )
+        return self._pack(entry[0], plan.call(tensors))
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """Trace for the given signature (tensors or ``tf.TensorSpec``), without
@@ -305,11 +299,11 @@ class Function:
         if bound is not None:
             for name, value in bound.arguments.items():
                 if isinstance(value, Tensor):
-                    by_id[value._id] = f"{name}:0"
+                    by_id[id_of(value)] = f"{name}:0"
         names = []
         for i, t in enumerate(tensors):
-            shape = shapes[i] if i < len(shapes) else tuple(t._value.shape)
-            name = by_id.get(t._id)
+            shape = shapes[i] if i < len(shapes) else tuple(array_of(t).shape)
+            name = by_id.get(id_of(t))
             names.append(None if name is None else (name, shape_text(shape)))
         return names
 

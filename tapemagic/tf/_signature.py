@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..engine import Tensor, TensorSpec, Variable
+from ..engine.tensor import array_of, id_of
 
 __all__ = ["call_key", "compatible", "generalize", "shape_text", "spec_key"]
 
@@ -31,12 +32,12 @@ def call_key(value: Any, tensors: list) -> Any:
     """
     if type(value) is not bool and isinstance(value, Tensor):
         tensors.append(value)
-        array = value._value
+        array = array_of(value)
         return ("T", array.dtype, array.shape)
     if isinstance(value, _SCALARS):
         return ("P", value)
     if isinstance(value, Variable):
-        return ("V", id(value._handle))  # its plan holds it: the id stays its own
+        return ("V", id_of(value))
     if isinstance(value, (list, tuple)):
         kind = type(value).__name__ if hasattr(value, "_fields") else (
             "list" if isinstance(value, list) else "tuple"

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import dtypes
 from ..context import state
-from ..eager_tensor import _notify_escape, _notify_fresh, tensor_of
+from ..eager_tensor import _notify_escape, _notify_fresh, constant_of, tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
@@ -103,11 +103,11 @@ def _filled(shape: Any, number: int, dtype: Any, what: str) -> Tensor:
     np_dtype = dtypes.as_dtype(dtype)._np
     reads = shape_reads(shape)
     if reads and state.observers:
-        value = tensor_of(np.asarray(number, dtype=np_dtype))
+        value = constant_of(np.asarray(number, dtype=np_dtype))
         return apply(_fill.op, (value,), {"dims": dims}, reads)
     if number == 0:
-        return tensor_of(np.zeros(dims, np_dtype))
-    return tensor_of(np.ones(dims, np_dtype))
+        return constant_of(np.zeros(dims, np_dtype))
+    return constant_of(np.ones(dims, np_dtype))
 
 
 # NOTE: TensorFlow registers no gradient for ZerosLike/OnesLike: a path through
@@ -297,7 +297,7 @@ def range(
     else:
         # computed in the target dtype, as TensorFlow's kernel does
         size = int(np.ceil(np.abs((last - first) / step)))
-    return tensor_of(first + np.arange(size, dtype=target) * step)
+    return constant_of(first + np.arange(size, dtype=target) * step)
 
 
 def eye(
@@ -330,7 +330,7 @@ def eye(
     if batch_shape is not None:
         batch = shape_dims(batch_shape, "eye")
         matrix = np.broadcast_to(matrix, batch + (rows, cols)).copy()
-    return tensor_of(matrix)
+    return constant_of(matrix)
 
 
 # -- constant -------------------------------------------------------------------------
