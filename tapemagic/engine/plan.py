@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from . import nest
-from .eager_tensor import tensor_of
+from .context import state
+from .eager_tensor import _notify_fresh, constant_of, tensor_of
 from .op import apply
 from .tensor import Tensor
 from .trace import host_call
@@ -265,11 +266,13 @@ def run_on_tensors(plan: Plan, arguments: list) -> list:
         if kind == "arg":
             values[step[1]] = arguments[step[2]]
         elif kind == "const":
-            values[step[1]] = tensor_of(step[2])
+            values[step[1]] = constant_of(step[2])
         elif kind == "read":
             values[step[1]] = step[2]._read()
         elif kind == "fresh":
-            values[step[1]] = tensor_of(step[2]())
+            t = values[step[1]] = tensor_of(step[2]())
+            if state.observers:
+                _notify_fresh(t, step[2])
         elif kind == "op":
             _, op, params, ins, outs = step
             result = apply(op, tuple([values[s] for s in ins]), params)

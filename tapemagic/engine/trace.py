@@ -83,9 +83,11 @@ _SYMBOLIC_NAMES = {
 class Untraceable(Exception):
     """What a trace heard that no plan can replay; ``line`` is the user's."""
 
-    def __init__(self, reason: str, filename: str, lineno: int) -> None:
+    def __init__(self, reason: str, filename: str, lineno: int,
+                 kind: str = "other") -> None:  # fmt: skip
         super().__init__(reason)
         self.reason = reason
+        self.kind = kind  # "branch", "escape" or "other"
         self.filename = filename
         self.lineno = lineno
 
@@ -177,10 +179,10 @@ class Tracer(Listener):
         _eager.TRACED[key] = (name, shape)
         self._shown.append(key)
 
-    def _refuse(self, reason: str) -> None:
+    def _refuse(self, reason: str, kind: str = "other") -> None:
         if self.untraceable is None:
             filename, lineno = _user_line()
-            self.untraceable = Untraceable(reason, filename, lineno)
+            self.untraceable = Untraceable(reason, filename, lineno, kind)
 
     # -- what the tracer hears ----------------------------------------------------
     def on_op(self, event: OpEvent) -> None:
@@ -312,7 +314,7 @@ class Tracer(Listener):
         what = {"numpy": "t.numpy()", "__array__": "np.asarray(t)"}.get(
             event.how, f"{event.how}(t)"
         )
-        self._refuse(f"takes a tensor's value into Python ({what})")
+        self._refuse(f"takes a tensor's value into Python ({what})", "escape")
 
     def on_python_use(self, event: EscapeEvent) -> None:
         if self.depth:
@@ -322,7 +324,7 @@ class Tracer(Listener):
             "iter": "iterates over a tensor (for row in t: ...)",
             "index": "uses a tensor's value as a Python int",
         }[event.how]
-        self._refuse(what)
+        self._refuse(what, "escape" if event.how == "index" else "branch")
 
     def on_fresh(self, tensor: Tensor, draw: Callable[[], Any]) -> None:
         if self.depth:

@@ -279,7 +279,13 @@ class Function:
                 # side effects ran then, so its prints stay quiet now.
                 stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
             result = self._python_function(*args, **kwargs)
-            flat = [self._output(leaf) for leaf in nest.flatten(result)]
+            # A variable returned is read now (and on every replay); other
+            # values become constant tensors, outside the trace.
+            flat = [
+                self._output(leaf) if isinstance(leaf, Variable) else leaf
+                for leaf in nest.flatten(result)
+            ]
+        flat = [self._output(leaf) for leaf in flat]
         packed = _pack_result(result, flat)
         return packed, tracer, flat
 
@@ -315,9 +321,7 @@ class Function:
         warnings.warn_explicit(
             f"tf.function {name!r} runs eagerly on every call: line "
             f"{reason.lineno} of {reason.filename} {reason.reason}, which a traced "
-            "function cannot replay. TensorFlow's autograph would convert a branch "
-            "or loop on a tensor (to tf.cond or tf.while_loop); write it with tf "
-            "ops (tf.cond, tf.where, tf.while_loop) to have it traced.",
+            f"function cannot replay. {_HINTS[reason.kind]}",
             UserWarning,
             reason.filename,
             reason.lineno,
@@ -419,6 +423,16 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         name = getattr(self._function.python_function, "__name__", "function")
         return f"<ConcreteFunction {name}>"
+
+
+_HINTS = {
+    "branch": "TensorFlow's autograph would convert it (to tf.cond or "
+    "tf.while_loop); write it with tf.cond, tf.where or tf.while_loop to have "
+    "the function traced.",
+    "escape": "In TensorFlow a traced tensor has no value (this raises); keep "
+    "the computation in tf ops to have the function traced.",
+    "other": "Write it with tf ops to have the function traced.",
+}
 
 
 def _placeholder(leaf: Any) -> int:
