@@ -22,6 +22,7 @@ they are; and the results come back as tensors.
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import inspect
 import io
@@ -142,10 +143,14 @@ class Function:
     def __get__(self, instance: Any, owner: Any = None) -> Any:
         if instance is None:
             return self
-        try:
-            bound = self._bound.get(instance)
-        except TypeError:  # not weakly referenceable: a Function per access
-            bound = None
+        # Each instance keeps its own Function (its traces) in its __dict__,
+        # so that both go together; else in a weak mapping.
+        key = f"_tf_function_{id(self)}"
+        held = getattr(instance, "__dict__", None)
+        bound = held.get(key) if held is not None else None
+        if bound is None and held is None:
+            with contextlib.suppress(TypeError):
+                bound = self._bound.get(instance)
         if bound is None:
             signature = self._call_signature()
             parameters = list(signature.parameters.values())[1:]  # without `self`
@@ -155,9 +160,22 @@ class Function:
                 signature.replace(parameters=parameters),
                 self._reduce_retracing,
             )
-            with contextlib.suppress(TypeError):
-                self._bound[instance] = bound
+            if held is not None:
+                held[key] = bound
+            else:
+                with contextlib.suppress(TypeError):
+                    self._bound[instance] = bound
         return bound
+
+    def __deepcopy__(self, memo: dict) -> Function:
+        # A copy (of a model holding its traced method) traces afresh: the
+        # plans read and write the original's variables.
+        return Function(
+            copy.deepcopy(self._python_function, memo),
+            self._input_signature,
+            self._signature,
+            self._reduce_retracing,
+        )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         args, kwargs = self._convert(args, kwargs)

@@ -278,3 +278,44 @@ def test_a_traced_function_calling_another_traces_through_it():
         values = [outer(tf.constant(v)).numpy() for v in (0.5, 1.5)]
     assert values == [np.float32(np.sin(np.float32(v)) * 2 + 1) for v in (0.5, 1.5)]
     assert outer.experimental_get_tracing_count() == 1
+
+
+def test_batch_normalization_moving_statistics_replay_bit_for_bit():
+    def make():
+        tf.keras.utils.set_random_seed(0)
+        model = tf.keras.Sequential(
+            [
+                tf.keras.Input((3,)),
+                tf.keras.layers.Dense(4),
+                tf.keras.layers.BatchNormalization(),
+            ]
+        )
+        optimizer = tf.keras.optimizers.SGD(0.1)
+
+        def step(x):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(model(x, training=True) ** 2)
+            grads = tape.gradient(loss, model.trainable_weights)
+            optimizer.apply(grads, model.trainable_weights)
+            return loss
+
+        return model.weights, step
+
+    run_both(make, [(RNG.random((8, 3)).astype("float32"),) for _ in range(4)])
+
+
+def test_dropout_computes_its_mask_in_numpy_so_the_function_runs_eagerly():
+    tf.keras.utils.set_random_seed(3)
+    layer = tf.keras.layers.Dropout(0.5)
+
+    @tf.function
+    def f(x):
+        return layer(x, training=True)
+
+    x = np.ones((4, 50), "float32")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first, second = f(x), f(x)
+    assert len(caught) == 1
+    assert "converts a NumPy value computed inside tapemagic" in str(caught[0].message)
+    assert not np.array_equal(first.numpy(), second.numpy())  # a new mask each call
