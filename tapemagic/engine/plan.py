@@ -92,6 +92,7 @@ def compile_plan(steps: list[tuple], outputs: list[tuple], n_args: int) -> Plan:
     lines: list[str] = []
     last_use = _last_uses(steps, outputs)
     kept = {slot for kind, slot in outputs if kind == "slot"}
+    reusable = _buffers(steps, last_use, kept)
 
     def bind(obj: Any, prefix: str) -> str:
         name = f"{prefix}{len(space)}"
@@ -123,10 +124,13 @@ def compile_plan(steps: list[tuple], outputs: list[tuple], n_args: int) -> Plan:
             names[slot] = f"s{slot}"
             lines.append(f"s{slot} = {bind(draw, 'd')}()")
         elif kind == "op":
-            _, op, op_params, ins, outs = step
+            op, op_params, ins, outs = step[1:5]
             fn = bind(op.forward, "f")
             args = [names[s] for s in ins]
             args += [f"{key}={bind(value, 'p')}" for key, value in op_params.items()]
+            buffer = reusable.get(index)
+            if buffer is not None:
+                args.append(f"out={names[buffer]}")
             for s in outs:
                 names[s] = f"s{s}"
             target = ", ".join(names[s] for s in outs)
@@ -198,6 +202,49 @@ def _last_uses(steps: list[tuple], outputs: list[tuple]) -> dict[int, int]:
             for s in step[2]:
                 last[s] = index
     return last
+
+
+def _buffers(steps: list[tuple], last_use: dict[int, int],
+             kept: set[int]) -> dict[int, int]:  # fmt: skip
+    """Step index -> an input slot whose array the step's ufunc may write its
+    result into (``out=``): an array an earlier op of the plan made, that owns
+    its memory, has the result's shape and dtype, and that nothing else holds
+    or views (no output, assignment, host call, or view made of it)."""
+    made: dict[int, tuple] = {}  # slot -> (shape, dtype, owns)
+    shared: set[int] = set(kept)
+    for step in steps:
+        kind = step[0]
+        if kind == "op" and len(step) > 5:
+            made.update(zip(step[4], step[5]))
+            if not all(owns for _, _, owns in step[5]):
+                shared.update(step[3])  # an output may view these inputs
+        elif kind == "assign":
+            shared.add(step[3])
+        elif kind == "call":
+            shared.update(step[2])
+    chosen: dict[int, int] = {}
+    for index, step in enumerate(steps):
+        if step[0] != "op" or len(step) <= 5 or step[2]:
+            continue
+        op, ins, meta = step[1], step[3], step[5]
+        if not isinstance(op.forward, np.ufunc) or op.forward.nout != 1:
+            continue
+        shape, dtype, _ = meta[0]
+        for slot in ins:
+            info = made.get(slot)
+            if (
+                info is not None
+                and info[2]
+                and info[0] == shape
+                and info[1] == dtype
+                and isinstance(dtype, np.dtype)
+                and len(shape) > 0
+                and last_use.get(slot) == index
+                and slot not in shared
+            ):
+                chosen[index] = slot
+                break
+    return chosen
 
 
 def _arrays(result: Any) -> list:
@@ -274,7 +321,7 @@ def run_on_tensors(plan: Plan, arguments: list) -> list:
             if state.observers:
                 _notify_fresh(t, step[2])
         elif kind == "op":
-            _, op, params, ins, outs = step
+            op, params, ins, outs = step[1:5]
             result = apply(op, tuple([values[s] for s in ins]), params)
             if op.multi_output:
                 values.update(zip(outs, result))

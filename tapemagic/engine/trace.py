@@ -27,7 +27,8 @@ Steps (tuples, first item the kind):
 - ``("const", slot, array)``: a value fixed for the trace (a constant, a
   captured tensor, a shape);
 - ``("read", slot, variable)``: the variable's value now;
-- ``("op", op, params, in_slots, out_slots)``: an op of the op table;
+- ``("op", op, params, in_slots, out_slots, meta)``: an op of the op table;
+  ``meta`` gives each output's shape, dtype and whether it owns its memory;
 - ``("assign", variable, how, slot)``: ``assign``, ``assign_add`` or
   ``assign_sub`` of the value in ``slot``;
 - ``("fresh", slot, draw)``: random values, ``draw()`` each time;
@@ -218,7 +219,23 @@ class Tracer(Listener):
                 self.static.add(slot)
             self._name_output(key, info.name, value, len(outs) - 1)
         if not fixed:
-            self.steps.append(("op", op, event.params, tuple(slots[:n]), tuple(outs)))
+            inputs = event.input_values
+            # Per output: its shape, dtype, and whether it owns its memory (is
+            # no view of an input), for the plan's reuse of buffers.
+            meta = tuple(
+                [
+                    (
+                        np.shape(value),
+                        getattr(value, "dtype", None),
+                        not isinstance(value, np.ndarray)
+                        or (value.base is None and not any(value is x for x in inputs)),
+                    )
+                    for value in event.output_values
+                ]
+            )
+            self.steps.append(
+                ("op", op, event.params, tuple(slots[:n]), tuple(outs), meta)
+            )
 
     def _name_output(self, key: int, name: str, value: Any, index: int) -> None:
         base = _SYMBOLIC_NAMES.get(name, name)

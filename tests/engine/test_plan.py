@@ -65,3 +65,44 @@ def test_assigning_a_value_of_another_shape_fails_as_eagerly():
         assert "Cannot assign a value of shape (3,) to variable" in str(err)
     else:
         raise AssertionError("no error")
+
+
+def traced_plan(fn, *arrays):
+    args = [tensor_of(np.asarray(a, np.float32)) for a in arrays]
+    with Tracer(args) as tracer:
+        result = fn(*args)
+    outputs = [tracer.output(leaf) for leaf in tf.nest.flatten(result)]
+    return compile_plan(tracer.steps, outputs, len(args)), result
+
+
+def test_a_ufunc_writes_into_a_dead_buffer_an_earlier_op_made():
+    plan, result = traced_plan(lambda x: tf.exp(tf.sin(x * 2.0)) + 1.0, [0.5, 1.0])
+    # sin's and exp's results are each dead after the next op: reused
+    assert plan.source.count("out=") == 3
+    x = np.array([0.5, 1.0], np.float32)
+    (out,) = plan.run(x)
+    assert np.array_equal(out, result.numpy())
+    assert np.array_equal(plan.run(x * 3)[0], np.exp(np.sin(x * 3 * 2)) + 1)
+
+
+def test_buffers_that_are_returned_assigned_or_viewed_are_not_written():
+    v = tf.Variable(np.zeros((2, 2), np.float32))
+
+    def fn(x):
+        kept = tf.tanh(x)
+        v.assign(tf.exp(x))
+        flat = tf.reshape(tf.sin(x), [4])  # a view of sin's result
+        return kept * 2.0, tf.cos(tf.sin(x)), flat + 1.0
+
+    x = np.arange(4, dtype=np.float32).reshape(2, 2) / 4
+    plan, _ = traced_plan(fn, x)
+    # tanh's and the second sin's results are reused; exp's (assigned) and the
+    # reshape's (a view of sin's result) are not written into
+    written = [line.split("out=")[1] for line in plan.source.splitlines()
+               if "out=" in line]  # fmt: skip
+    assert len(written) == 2
+    assert "_assign(" in plan.source and "reshape" not in written
+    results = plan.run(x)
+    assert np.array_equal(results[0], np.tanh(x) * np.float32(2))
+    assert np.array_equal(results[2], np.sin(x).reshape(4) + np.float32(1))
+    assert np.array_equal(v.numpy(), np.exp(x))
