@@ -104,11 +104,12 @@ class Tracer(Listener):
         arguments: the argument tensors, in order; their ids become slots.
         names: for each argument, the name and shape text TensorFlow shows for
             it while tracing (``("x:0", "(None,)")``), or None.
-        forbid_variables: raise :class:`VariableCreated` on a new variable.
+        forbid_variables: raise :class:`VariableCreated` with this message on
+            a new variable (None: allow them).
     """
 
     def __init__(self, arguments: list[Tensor], names: list | None = None,
-                 forbid_variables: bool = False) -> None:  # fmt: skip
+                 forbid_variables: str | None = None) -> None:  # fmt: skip
         self.steps: list[tuple] = []
         self.slots: dict[int, int] = {}
         self.static: set[int] = set()  # slots fixed for the trace
@@ -306,14 +307,8 @@ class Tracer(Listener):
 
     def on_variable(self, event: VariableEvent) -> None:
         variable = event.variable.variable
-        if self.forbid_variables:
-            raise VariableCreated(
-                "tf.function only supports singleton tf.Variables created on the "
-                "first call. Make sure the tf.Variable is only created once or "
-                "created outside tf.function. See "
-                "https://www.tensorflow.org/guide/function#creating_tfvariables "
-                "for more information."
-            )
+        if self.forbid_variables is not None:
+            raise VariableCreated(self.forbid_variables)
         self.created.append(variable)
         self.before.setdefault(variable._id, (variable, event.variable.value))
 

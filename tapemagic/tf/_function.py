@@ -260,8 +260,9 @@ class Function:
             known = False
         names = self._symbolic_names(call, tensors, tkey)
         first = not self._traces
+        forbid = None if first else _NOT_FIRST
         try:
-            result, tracer, flat = self._run_traced(call, tensors, names, known, False)
+            result, tracer, flat = self._run_traced(call, tensors, names, known, forbid)
             if tracer.created and first:
                 # TensorFlow traces again when the first trace made variables,
                 # and then allows none: this call's effects are the second run's.
@@ -269,9 +270,11 @@ class Function:
                 if not known:
                     self._tracing_count += 1
                 result, tracer, flat = self._run_traced(
-                    call, tensors, names, known, True
+                    call, tensors, names, known, _SINGLETON
                 )
         except VariableCreated as err:
+            if not first and not known:
+                self._tracing_count += 1  # as TensorFlow counts it
             raise ValueError(str(err)) from None
         if not known:
             self._traces.append(tkey)
@@ -288,7 +291,7 @@ class Function:
         return result
 
     def _run_traced(self, call: tuple, tensors: list, names: list, silent: bool,
-                    forbid: bool) -> tuple:  # fmt: skip
+                    forbid: str | None) -> tuple:  # fmt: skip
         args, kwargs = call
         with contextlib.ExitStack() as stack:
             tracer = stack.enter_context(Tracer(tensors, names, forbid))
@@ -296,7 +299,11 @@ class Function:
                 # Another shape for a trace TensorFlow made once: its Python
                 # side effects ran then, so its prints stay quiet now.
                 stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
-            result = self._python_function(*args, **kwargs)
+            try:
+                result = self._python_function(*args, **kwargs)
+            except VariableCreated:
+                tracer.restore()  # a refused trace leaves no effect behind
+                raise
             # A variable returned is read now (and on every replay); other
             # values become constant tensors, outside the trace.
             flat = [
@@ -441,6 +448,19 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         name = getattr(self._function.python_function, "__name__", "function")
         return f"<ConcreteFunction {name}>"
+
+
+_SINGLETON = (
+    "tf.function only supports singleton tf.Variables created on the first call. "
+    "Make sure the tf.Variable is only created once or created outside "
+    "tf.function. See https://www.tensorflow.org/guide/function"
+    "#creating_tfvariables for more information."
+)
+_NOT_FIRST = (
+    "Creating variables on a non-first call to a function decorated with "
+    "tf.function. Create them on the first call only (if self.v is None: ...), "
+    "or outside the function."
+)
 
 
 _HINTS = {

@@ -403,3 +403,34 @@ def test_iterating_over_a_tensor_or_taking_its_value_runs_eagerly(body, words):
     assert len(caught) == 1 and words in str(caught[0].message)
     assert np.array_equal(np.asarray(first), np.asarray(body(tf.constant([1.0, 2.0]))))
     assert np.array_equal(np.asarray(second), np.asarray(body(tf.constant([3.0, 4.0]))))
+
+
+def test_a_variable_made_by_a_later_trace_is_refused(capsys):
+    """TensorFlow printed "trace (1,)", tf.Tensor([2.], ...), "trace (2,)", then
+    raised ValueError: "Creating variables on a non-first call to a function
+    decorated with tf.function."; the count was then 2."""
+    made = []
+    counter = tf.Variable(0)
+
+    @tf.function
+    def f(x):
+        print("trace", x.shape)
+        counter.assign_add(1)
+        if x.shape[0] == 2:
+            made.append(tf.Variable(1.0))
+        return x + 1
+
+    print(f(tf.constant([1.0])))
+    with pytest.raises(ValueError) as info:
+        f(tf.constant([1.0, 2.0]))
+    assert str(info.value).startswith(
+        "Creating variables on a non-first call to a function decorated with "
+        "tf.function."
+    )
+    assert f.experimental_get_tracing_count() == 2
+    assert capsys.readouterr().out.splitlines() == [
+        "trace (1,)",
+        "tf.Tensor([2.], shape=(1,), dtype=float32)",
+        "trace (2,)",
+    ]
+    assert counter.numpy() == 1  # the refused trace left no effect
