@@ -34,13 +34,26 @@ from typing import Any
 
 import numpy as np
 
-from ..engine import Tensor, TensorShape, TensorSpec, Variable, convert_to_tensor, nest
+from ..engine import Tensor, TensorSpec, Variable, convert_to_tensor, nest
 from ..engine.context import state
 from ..engine.eager_tensor import tensor_of
 from ..engine.plan import Plan, compile_plan, run_on_tensors
 from ..engine.tensor import array_of, id_of
 from ..engine.trace import Tracer, VariableCreated
-from ._signature import call_key, compatible, generalize, shape_text, spec_key
+from ._signature import (
+    Mismatch,
+    call_key,
+    check_arguments,
+    check_signature,
+    compatible,
+    describe_spec,
+    generalize,
+    same_value,
+    shape_text,
+    spec_key,
+    spec_parameters,
+    to_structure,
+)
 
 __all__ = ["ConcreteFunction", "Function", "executing_eagerly", "function"]
 
@@ -82,7 +95,7 @@ def function(
         <tf.Tensor: shape=(), dtype=int32, numpy=6>
     """
     if input_signature is not None:
-        _check_signature(input_signature)
+        check_signature(input_signature)
     if func is None:
         return lambda f: _make(f, input_signature, reduce_retracing)
     return _make(func, input_signature, reduce_retracing)
@@ -371,14 +384,14 @@ class Function:
             bound = signature.bind(*args, **kwargs)
         except TypeError as err:
             raise self._binding_error(str(err), args, kwargs) from None
-        specs = dict(zip(_spec_parameters(signature), self._input_signature))
+        specs = dict(zip(spec_parameters(signature), self._input_signature))
         for name, value in bound.arguments.items():
             if name in specs:
                 try:
-                    bound.arguments[name] = _to_structure(value, specs[name])
-                except _Mismatch as err:
+                    bound.arguments[name] = to_structure(value, specs[name])
+                except Mismatch as err:
                     raise self._binding_error(str(err), args, kwargs) from None
-            elif not _same(value, signature.parameters[name].default):
+            elif not same_value(value, signature.parameters[name].default):
                 reason = (
                     f"{name}={value!r} is not in the input_signature, so it keeps "
                     f"its default, {signature.parameters[name].default!r}"
@@ -388,9 +401,9 @@ class Function:
 
     def _binding_error(self, reason: str, args: tuple, kwargs: dict) -> TypeError:
         signature = self._call_signature()
-        names = _spec_parameters(signature)
+        names = spec_parameters(signature)
         described = [
-            f"{name}: {_describe_spec(spec)}"
+            f"{name}: {describe_spec(spec)}"
             for name, spec in zip(names, self._input_signature)
         ]
         return TypeError(
@@ -417,13 +430,9 @@ class Function:
         )
 
 
-class _Mismatch(Exception):
-    """An argument that does not fit its part of the input_signature."""
-
-
 def _make(func: Callable, input_signature: Any, reduce_retracing: bool) -> Function:
     if input_signature is not None:
-        _check_arguments(func, input_signature)
+        check_arguments(func, input_signature)
     return Function(func, input_signature, reduce_retracing=reduce_retracing)
 
 
@@ -515,117 +524,6 @@ def _numpy_to_tensor(leaf: Any) -> Any:
     if isinstance(leaf, (np.ndarray, np.generic)):
         return convert_to_tensor(leaf)
     return leaf
-
-
-def _to_structure(value: Any, spec: Any) -> Any:
-    """``value`` converted to the tensors ``spec`` describes, structure and all."""
-    if isinstance(spec, TensorSpec):
-        return _to_spec(value, spec)
-    if isinstance(spec, dict):
-        if not isinstance(value, dict) or set(value) != set(spec):
-            raise _Mismatch(
-                f"{value!r} has different keys than the signature's dict, "
-                f"{sorted(spec)}"
-            )
-        # Rebuilt in sorted key order, as TensorFlow rebuilds it.
-        return {key: _to_structure(value[key], spec[key]) for key in sorted(spec)}
-    kind = tuple if isinstance(spec, tuple) else list
-    if not isinstance(value, kind):
-        raise _Mismatch(f"Can not cast {value!r} to {kind.__name__} type.")
-    if len(value) != len(spec):
-        raise _Mismatch(f"Expected {value!r} to have length of {len(spec)}")
-    items = [_to_structure(item, part) for item, part in zip(value, spec)]
-    if hasattr(value, "_fields"):
-        return type(value)(*items)
-    return items if kind is list else tuple(items)
-
-
-def _to_spec(value: Any, spec: TensorSpec) -> Tensor:
-    if isinstance(value, (Tensor, Variable)) and value.dtype != spec.dtype:
-        raise _Mismatch(f"Can not cast {TensorSpec.from_tensor(value)!r} to {spec!r}")
-    try:
-        tensor = convert_to_tensor(value, dtype=spec.dtype)
-    except (TypeError, ValueError) as err:
-        raise _Mismatch(str(err)) from None
-    if not spec.is_compatible_with(tensor):
-        raise _Mismatch(f"Can not cast {TensorSpec.from_tensor(tensor)!r} to {spec!r}")
-    return tensor
-
-
-def _same(value: Any, default: Any) -> bool:
-    if value is default:
-        return True
-    try:
-        return type(value) is type(default) and bool(value == default)
-    except (TypeError, ValueError):
-        return False
-
-
-def _describe_spec(spec: Any) -> str:
-    if isinstance(spec, TensorSpec):
-        return repr(spec)
-    if isinstance(spec, dict):
-        items = ", ".join(f"[{key!r}, {_describe_spec(spec[key])}]" for key in spec)
-        return f"Dict[{items}]"
-    kind = "Tuple" if isinstance(spec, tuple) else "List"
-    return f"{kind}[{', '.join(_describe_spec(part) for part in spec)}]"
-
-
-def _spec_parameters(signature: inspect.Signature) -> list[str]:
-    # The specs go to the positional parameters, in order.
-    return [
-        p.name
-        for p in signature.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-
-
-def _check_signature(input_signature: Any) -> None:
-    if not isinstance(input_signature, (list, tuple)):
-        raise TypeError(
-            "input_signature must be either a tuple or a list, got "
-            f"{type(input_signature)}."
-        )
-    invalid = [leaf for leaf in _leaves(input_signature) if not _is_spec(leaf)]
-    if invalid:
-        raise TypeError(
-            "input_signature must be a possibly nested sequence of TensorSpec "
-            f"objects, got invalid args {invalid} with types "
-            f"{[type(leaf) for leaf in invalid]}. Describe each argument with "
-            "tf.TensorSpec(shape, dtype)."
-        )
-
-
-def _is_spec(value: Any) -> bool:
-    return isinstance(value, TensorSpec)
-
-
-def _leaves(signature: Any) -> list:
-    # A TensorShape is a tuple, but a leaf here: a shape where a spec belongs.
-    if isinstance(signature, (list, tuple)) and not isinstance(signature, TensorShape):
-        return [leaf for item in signature for leaf in _leaves(item)]
-    if isinstance(signature, dict):
-        return [leaf for key in sorted(signature) for leaf in _leaves(signature[key])]
-    return [signature]
-
-
-def _check_arguments(func: Callable, input_signature: Any) -> None:
-    # Every positional parameter without a default needs a spec.
-    try:
-        parameters = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):
-        return  # a builtin or C function: nothing to check
-    positional = [
-        p
-        for p in parameters
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
-    ]
-    for parameter in positional[len(input_signature) :]:
-        if parameter.default is parameter.empty:
-            raise TypeError(
-                f"input_signature missing type constraint for {parameter.name}. "
-                "Give one tf.TensorSpec per argument."
-            )
 
 
 def executing_eagerly() -> bool:
