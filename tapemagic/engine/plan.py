@@ -253,8 +253,14 @@ def _arrays(result: Any) -> list:
 
 
 def _owned(steps: list[tuple], slot: int) -> bool:
-    # Only an op's fresh result is held by no one but the plan.
-    return any(step[0] == "op" and slot in step[4] for step in steps)
+    # Only an op's fresh result, no view of another array, is held by no one
+    # but the plan.
+    for step in steps:
+        if step[0] == "op" and slot in step[4]:
+            if len(step) <= 5:
+                return False
+            return step[5][step[4].index(slot)][2]
+    return False
 
 
 def _assign(variable: Any, value: Any, owned: bool) -> None:

@@ -69,6 +69,10 @@ _SCALARS = ("int", "float", "bool", "complex")
 # Ops whose result depends on their inputs' shapes only: fixed for one trace.
 SHAPE_OPS = frozenset({"shape", "size", "rank", "shape_n"})
 
+# Ops whose randomness is drawn before the op runs (a parameter): a replay
+# would repeat the draw.
+DRAWN_OUTSIDE = frozenset({"random_shuffle"})
+
 # TensorFlow's names for the symbolic tensors of common ops (``x * 2`` is
 # "mul:0"); the others show the op's own name.
 _SYMBOLIC_NAMES = {
@@ -121,6 +125,7 @@ class Tracer(Listener):
         self.before: dict[int, tuple[Variable, Any]] = {}
         self.start = new_id()
         self.depth = 0  # inside host calls: hear nothing
+        self.reads: dict[int, list] = {}  # variable id -> [(slot, array)]
         self._names: dict[str, int] = {}
         self._shown: list[int] = []
         for position, t in enumerate(arguments):
@@ -159,6 +164,11 @@ class Tracer(Listener):
         """The slot of the tensor with id ``key``: a constant if unheard (made
         before the trace: captured by value, as TensorFlow captures it)."""
         slot = self.slots.get(key)
+        if key in self.reads:
+            slot = self._read_slot(key, value)
+            if slot is None:
+                self._refuse("uses a value of a variable that the trace cannot tell")
+                slot = self.slots[key]
         if slot is None:
             if key > self.start:
                 self._refuse(
@@ -194,6 +204,9 @@ class Tracer(Listener):
         op = _op.OP_TABLE.get(info.name)
         if op is None or op.name != info.name:
             self._refuse(f"runs {info.name}, which has no NumPy forward to replay")
+            return
+        if info.name in DRAWN_OUTSIDE:
+            self._refuse(f"runs {info.name}, whose random draw is not part of the op")
             return
         base = _op._op_info(op).no_gradient_inputs
         n = len(event.input_ids) - (len(info.no_gradient_inputs) - len(base))
@@ -276,6 +289,15 @@ class Tracer(Listener):
         slot = self._new_slot()
         self.steps.append(("read", slot, ref.variable))
         self.slots[ref.id] = slot
+        # A read shares its variable's id: which read an op used is told by
+        # its array (an earlier read, held across an assignment, differs).
+        self.reads.setdefault(ref.id, []).append((slot, ref.value))
+
+    def _read_slot(self, key: int, value: Any) -> int | None:
+        for slot, array in reversed(self.reads.get(key, ())):
+            if array is value:
+                return slot
+        return None
 
     def on_assigning(self, variable: Variable) -> None:
         if variable._id not in self.before:
@@ -315,17 +337,13 @@ class Tracer(Listener):
     def on_escape(self, event: EscapeEvent) -> None:
         if self.depth:
             return
-        if event.how == "constant" and isinstance(event.result, Tensor):
-            # tf.constant(t): the same value under a new id.
-            source = event.value
-            slot = self.slots.get(source.id)
-            if slot is None:
-                slot = self.slot_of(source.id, source.value)
-            self.slots[event.result._id] = slot
-            return
-        what = {"numpy": "t.numpy()", "__array__": "np.asarray(t)"}.get(
-            event.how, f"{event.how}(t)"
-        )
+        if event.how == "constant" and event.value.variable is None:
+            return  # tf.constant(t) of a tensor is that tensor
+        what = {
+            "numpy": "t.numpy()",
+            "__array__": "np.asarray(t)",
+            "constant": "tf.constant(v) of a variable; tf.identity(v) is an op",
+        }.get(event.how, f"{event.how}(t)")
         self._refuse(f"takes a tensor's value into Python ({what})", "escape")
 
     def on_python_use(self, event: EscapeEvent) -> None:

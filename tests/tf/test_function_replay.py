@@ -319,3 +319,46 @@ def test_dropout_computes_its_mask_in_numpy_so_the_function_runs_eagerly():
     assert len(caught) == 1
     assert "converts a NumPy value computed inside tapemagic" in str(caught[0].message)
     assert not np.array_equal(first.numpy(), second.numpy())  # a new mask each call
+
+
+def test_reads_before_and_after_an_assignment_keep_their_own_values():
+    v = tf.Variable(1.0)
+
+    def body(x):
+        before = v.read_value()
+        v.assign_add(x)
+        return before * 1.0, v * 1.0, tf.identity(v)
+
+    traced = tf.function(body)
+    expected = []
+    for x in (1.0, 2.0, 3.0):
+        expected.append([t.numpy() for t in body(tf.constant(x))])
+    v.assign(1.0)
+    got = [[t.numpy() for t in traced(tf.constant(x))] for x in (1.0, 2.0, 3.0)]
+    assert got == expected == [[1.0, 2.0, 2.0], [2.0, 4.0, 4.0], [4.0, 7.0, 7.0]]
+
+
+def test_random_shuffle_draws_outside_its_op_so_the_function_runs_eagerly():
+    @tf.function
+    def f(x):
+        return tf.random.shuffle(x)
+
+    x = tf.range(50)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first, second = f(x), f(x)
+    assert "random_shuffle" in str(caught[0].message)
+    assert not np.array_equal(first.numpy(), second.numpy())
+
+
+def test_constants_made_inside_the_function_are_part_of_its_plan():
+    @tf.function
+    def f(x):
+        return (
+            x + tf.constant([1.0, 2.0]) + tf.constant(3.0, shape=[2]) + tf.constant(x)
+        )
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # traced, not run eagerly
+        values = [f(tf.constant(v)).numpy().tolist() for v in ([1.0, 1.0], [2.0, 0.0])]
+    assert values == [[6.0, 7.0], [8.0, 5.0]]

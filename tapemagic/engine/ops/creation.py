@@ -394,16 +394,20 @@ def constant(
                 f"{value.dtype!r}. Cast it instead: tf.cast(t, tf.{want.name})."
             )
         t = value
+        fixed = False
     elif isinstance(value, Variable) or _first_tensor_dtype(value) is not None:
         if dtype is None:
             dtype = _first_tensor_dtype(value)
         array = np.array(_strip_tensors(value), copy=True)
         t = tensor_of(convert_to_tensor(array, dtype=dtype)._value)
+        fixed = False
     else:
         array = convert_to_tensor(value, dtype=dtype)._value
         if isinstance(value, np.ndarray) and array is value:
             array = array.copy()  # the tensor must not change with the user's array
-        t = tensor_of(array)
+        # made of the user's Python or NumPy values alone: a constant
+        t = constant_of(array)
+        fixed = True
     if shape is None:
         return t
     dims = shape_dims(shape, "constant")
@@ -411,10 +415,12 @@ def constant(
     current = t._value
     if dims == current.shape:
         return t
+    # (a value read from tensors or variables is no constant of a trace)
+    make = constant_of if fixed else tensor_of
     if current.size == size:
-        return tensor_of(current.reshape(dims))
+        return make(current.reshape(dims))
     if current.size == 1:
-        return tensor_of(np.full(dims, current.reshape(()), dtype=current.dtype))
+        return make(np.full(dims, current.reshape(()), dtype=current.dtype))
     raise TypeError(
         f"Eager execution of tf.constant with unsupported shape. Tensor {t} "
         f"(converted from {value!r}) has {current.size} elements, but got `shape` "
