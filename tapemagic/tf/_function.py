@@ -26,6 +26,8 @@ import copy
 import functools
 import inspect
 import io
+import logging
+import sys
 import types
 import warnings
 import weakref
@@ -137,6 +139,7 @@ class Function:
         self._plans: dict[Any, tuple[Any, Plan | None]] = {}
         self._traces: list[Any] = []  # trace keys, TensorFlow's concrete functions
         self._tracing_count = 0
+        self._recent = _RecentTracing()
         self._warned = False
         self._bound: Any = weakref.WeakKeyDictionary()
 
@@ -203,10 +206,16 @@ class Function:
             canonical = call_key((args, kwargs), tensors)
             entry = self._plans.get(canonical)
             if entry is None:
+                count = self._tracing_count
                 result = self._trace((args, kwargs), canonical, tensors)
                 self._plans[key] = self._plans[canonical]
+                if self._tracing_count != count:
+                    self._recent.called(traced=True, function=self._python_function)
+                else:
+                    self._recent.called(traced=False)
                 return result
             self._plans[key] = entry
+        self._recent.called(traced=False)
         plan = entry[1]
         if plan is None:
             return self._run_eagerly(args, kwargs)
@@ -457,6 +466,68 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         name = getattr(self._function.python_function, "__name__", "function")
         return f"<ConcreteFunction {name}>"
+
+
+class _RecentTracing:
+    """TensorFlow's warning when most recent calls traced: 5 traces within
+    the last 10 calls warn (twice at most per function), on the
+    ``tensorflow`` logger as TensorFlow logs it."""
+
+    def __init__(self) -> None:
+        self.calls_per_trace: list[int] = []  # calls since each trace
+        self.calls = 0
+        self.warnings = 0
+
+    def called(self, traced: bool, function: Any = None) -> None:
+        self.calls += 1
+        if not traced:
+            if not self.calls_per_trace:
+                self.calls_per_trace = [0]
+            self.calls_per_trace[-1] += 1
+            return
+        self.calls_per_trace.append(1)
+        while self.calls_per_trace and self.calls - self.calls_per_trace[0] > 10:
+            self.calls -= self.calls_per_trace.pop(0)
+        if self.warnings >= 2 or len(self.calls_per_trace) < 5:
+            return
+        self.warnings += 1
+        _tensorflow_logger().warning(
+            f"{len(self.calls_per_trace)} out of the last {self.calls} calls to "
+            f"{function} triggered tf.function retracing. Tracing is expensive "
+            "and the excessive number of tracings could be due to (1) creating "
+            "@tf.function repeatedly in a loop, (2) passing tensors with "
+            "different shapes, (3) passing Python objects instead of tensors. "
+            "For (1), please define your @tf.function outside of the loop. For "
+            "(2), @tf.function has reduce_retracing=True option that can avoid "
+            "unnecessary retracing. For (3), please refer to "
+            "https://www.tensorflow.org/guide/function#controlling_retracing and "
+            "https://www.tensorflow.org/api_docs/python/tf/function for  more "
+            "details."
+        )
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler writing to whatever ``sys.stderr`` is when it writes."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+def _tensorflow_logger() -> logging.Logger:
+    # "WARNING:tensorflow:..." on stderr, as TensorFlow's own handler shows it
+    # (unless the application configured the logger itself).
+    logger = logging.getLogger("tensorflow")
+    if not logger.handlers:
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+    return logger
 
 
 _SINGLETON = (

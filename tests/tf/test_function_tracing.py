@@ -19,7 +19,10 @@ def test_the_guides_print_and_tf_print_example(capsys):
     """TensorFlow printed on stdout:
     Traced with 1 / Traced with 2 / Traced with Tensor("x:0", shape=(), dtype=int32)
     / Traced with Tensor("x:0", shape=(), dtype=float32) / Traced with
-    Tensor("x:0", shape=(2,), dtype=int32); on stderr one "Executed with" per call.
+    Tensor("x:0", shape=(2,), dtype=int32); on stderr one "Executed with" per call,
+    then "WARNING:tensorflow:5 out of the last 7 calls to <function f at 0x...>
+    triggered tf.function retracing. Tracing is expensive and ..." (its frequent
+    tracing warning).
     """
 
     @tf.function
@@ -42,7 +45,7 @@ def test_the_guides_print_and_tf_print_example(capsys):
         'Traced with Tensor("x:0", shape=(), dtype=float32)',
         'Traced with Tensor("x:0", shape=(2,), dtype=int32)',
     ]
-    assert err.splitlines() == [
+    assert err.splitlines()[:-1] == [
         "Executed with 1",
         "Executed with 1",
         "Executed with 2",
@@ -51,6 +54,19 @@ def test_the_guides_print_and_tf_print_example(capsys):
         "Executed with 1",
         "Executed with [1 2]",
     ]
+    warning = err.splitlines()[-1]
+    assert warning.startswith("WARNING:tensorflow:5 out of the last 7 calls to ")
+    assert f.python_function.__qualname__ in warning
+    assert warning.endswith(
+        "triggered tf.function retracing. Tracing is expensive and the excessive "
+        "number of tracings could be due to (1) creating @tf.function repeatedly "
+        "in a loop, (2) passing tensors with different shapes, (3) passing Python "
+        "objects instead of tensors. For (1), please define your @tf.function "
+        "outside of the loop. For (2), @tf.function has reduce_retracing=True "
+        "option that can avoid unnecessary retracing. For (3), please refer to "
+        "https://www.tensorflow.org/guide/function#controlling_retracing and "
+        "https://www.tensorflow.org/api_docs/python/tf/function for  more details."
+    )
     assert f.experimental_get_tracing_count() == 5
 
 
