@@ -51,7 +51,14 @@ class Plan:
         self.slots = tuple([kind == "slot" for kind, _ in outputs])
 
     def call(self, arguments: list) -> list:
-        """Run on the argument tensors; the output leaves, arrays as tensors."""
+        """Run on the argument tensors; the output leaves, arrays as tensors.
+
+        Example:
+            >>> from .op import OP_TABLE
+            >>> steps = [("arg", 1, 0), ("op", OP_TABLE["square"], {}, (1,), (2,))]
+            >>> compile_plan(steps, [("slot", 2)], 1).call([tensor_of(np.float32(3))])
+            [<tf.Tensor: shape=(), dtype=float32, numpy=9.0>]
+        """
         results = self.run(*[t._value for t in arguments])
         return [
             tensor_of(value) if is_slot else value
@@ -312,7 +319,15 @@ def _set(variable: Any, value: np.ndarray) -> None:
 def run_on_tensors(plan: Plan, arguments: list) -> list:
     """Replay ``plan`` through the engine's ops on tensors: tapes record it and
     listeners hear it, as if the function ran eagerly (without its Python side
-    effects). Returns the output leaves (tensors, or values)."""
+    effects). Returns the output leaves (tensors, or values).
+
+    Example:
+        >>> from .op import OP_TABLE
+        >>> steps = [("arg", 1, 0), ("op", OP_TABLE["negative"], {}, (1,), (2,))]
+        >>> plan = compile_plan(steps, [("slot", 2), ("value", 3)], 1)
+        >>> run_on_tensors(plan, [tensor_of(np.float32(2.0))])
+        [<tf.Tensor: shape=(), dtype=float32, numpy=-2.0>, 3]
+    """
     values: dict[int, Any] = {}
     for step in plan.steps:
         kind = step[0]

@@ -110,6 +110,14 @@ class Tracer(Listener):
             it while tracing (``("x:0", "(None,)")``), or None.
         forbid_variables: raise :class:`VariableCreated` with this message on
             a new variable (None: allow them).
+
+    Example:
+        >>> from .ops import math
+        >>> x = _eager.tensor_of(np.float32(2.0))
+        >>> with Tracer([x]) as tracer:
+        ...     y = math.exp(x)
+        >>> [step[0] for step in tracer.steps], tracer.output(y)
+        (['arg', 'op'], ('slot', 2))
     """
 
     def __init__(self, arguments: list[Tensor], names: list | None = None,
