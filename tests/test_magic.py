@@ -649,3 +649,25 @@ def test_a_tape_around_a_traced_function_records_and_explains_its_ops(ip):
     text = shown(captured)
     assert "Ops: 5 recorded on the tape, of 5 that ran." in text
     assert "w (float32 (2, 1)), variable: watched when read at line 2" in text
+
+
+def test_a_traced_function_first_called_inside_a_tape_cell_traces_there(ip):
+    run(
+        ip,
+        "@tf.function\n"
+        "def predict2(x):\n"
+        "    print('tracing')\n"
+        "    return tf.matmul(x, w) + b\n",
+    )
+    result, captured = run(
+        ip,
+        "%%tape --target loss --sources w,b\n"
+        "loss = tf.reduce_mean((predict2(x) - y) ** 2)\n",
+    )
+    assert result.success, result.error_in_exec
+    assert captured.stdout.startswith("tracing\n")
+    dw, db = reference_gradients()
+    np.testing.assert_allclose(ip.user_ns["grads"][0].numpy(), dw, rtol=1e-6)
+    np.testing.assert_allclose(ip.user_ns["grads"][1].numpy(), db, rtol=1e-6)
+    assert "Ops: 5 recorded on the tape, of 5 that ran." in shown(captured)
+    assert ip.user_ns["predict2"].experimental_get_tracing_count() == 1
