@@ -320,7 +320,7 @@ class Function:
             if silent:
                 # Another shape for a trace TensorFlow made once: its Python
                 # side effects ran then, so its prints stay quiet now.
-                stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+                stack.enter_context(contextlib.redirect_stdout(_Quiet(sys.stdout)))
             try:
                 result = self._python_function(*args, **kwargs)
             except VariableCreated:
@@ -504,6 +504,18 @@ class _RecentTracing:
             "https://www.tensorflow.org/api_docs/python/tf/function for  more "
             "details."
         )
+
+
+class _Quiet(io.TextIOBase):
+    """``sys.stdout`` while a trace runs again for a new shape: Python's
+    ``print`` says nothing, while ``tf.print`` (which prints on every call)
+    writes to the stream behind it (``real``), then and on every replay."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def write(self, text: str) -> int:
+        return len(text)
 
 
 class _Stderr(logging.StreamHandler):

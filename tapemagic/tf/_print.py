@@ -157,6 +157,8 @@ def _write(inputs: Any, output_stream: Any, summarize: int, sep: str,
            end: str) -> None:  # fmt: skip
     text = sep.join(_text(item, summarize) for item in inputs) + end
     stream = sys.stderr if output_stream is None else output_stream
+    # (sys.stdout silenced while a tf.function traces again: tf.print speaks)
+    stream = getattr(stream, "real", stream)
     if isinstance(stream, str):
         if not stream.startswith("file://"):
             raise ValueError(

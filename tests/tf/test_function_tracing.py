@@ -450,3 +450,24 @@ def test_a_variable_made_by_a_later_trace_is_refused(capsys):
         "trace (2,)",
     ]
     assert counter.numpy() == 1  # the refused trace left no effect
+
+
+def test_a_new_shape_for_a_relaxed_trace_prints_with_tf_print_only(capsys):
+    """TensorFlow printed "trace Tensor("x:0", shape=(None,), dtype=float32)"
+    once, and "run [1 2]", "run [1 2 3]", "run [4]" on stdout, one per call."""
+    import sys
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)])
+    def f(x):
+        print("trace", x)
+        tf.print("run", x, output_stream=sys.stdout)
+        return x
+
+    for value in ([1, 2], [1, 2, 3], [4]):
+        f(tf.constant(value))
+    assert capsys.readouterr().out.splitlines() == [
+        'trace Tensor("x:0", shape=(None,), dtype=int32)',
+        "run [1 2]",
+        "run [1 2 3]",
+        "run [4]",
+    ]
