@@ -1,8 +1,10 @@
 """Engine benchmarks: tapemagic against hand-written NumPy, and peers if installed.
 
 Each workload is written once against the TensorFlow API and run with
-``tapemagic.tf`` (and with TensorFlow itself when it is installed); HIPS autograd
-and PyTorch get their own short versions. Before anything is timed, every
+``tapemagic.tf`` (and with TensorFlow itself when it is installed); the
+``tf.function`` rows run the same step under ``@tf.function`` (traced on the
+first call, which the check against the reference makes, then replayed). HIPS
+autograd and PyTorch get their own short versions. Before anything is timed, every
 engine's result is checked against a float64 NumPy reference. Times are medians
 of repeated blocks after a warm-up, the engines taking turns block by block; the
 table gives each engine's ratio to the hand-written NumPy forward+backward
@@ -345,9 +347,20 @@ def workloads(quick: bool) -> list[Workload]:
             numpy=overhead_numpy, tf_api=overhead_tf, reference=overhead_reference,
         ),
         Workload(
+            "op overhead, tf.function", "us/op", 1e6, per=OPS, goal="<= 1.5x NumPy",
+            numpy=overhead_numpy, tf_api=lambda tf: tf.function(overhead_tf(tf)),
+            reference=overhead_reference,
+        ),
+        Workload(
             "MLP 64-128-10 step", "ms/step", 1e3, goal="<= 1.3x NumPy",
             numpy=lambda: mlp_numpy((64, 128, 10), 128),
             tf_api=lambda tf: mlp_tf(tf, (64, 128, 10), 128),
+            reference=lambda: mlp_reference((64, 128, 10), 128),
+        ),
+        Workload(
+            "MLP 64-128-10 step, tf.function", "ms/step", 1e3, goal="<= 1.15x NumPy",
+            numpy=lambda: mlp_numpy((64, 128, 10), 128),
+            tf_api=lambda tf: tf.function(mlp_tf(tf, (64, 128, 10), 128)),
             reference=lambda: mlp_reference((64, 128, 10), 128),
         ),
         Workload(

@@ -25,7 +25,9 @@ def test_the_engine_benchmark_verifies_every_workload_and_prints_its_table():
     names = [row.split("|")[1].strip() for row in rows[1:]]
     assert names == [
         "op overhead",
+        "op overhead, tf.function",
         "MLP 64-128-10 step",
+        "MLP 64-128-10 step, tf.function",
         "MLP 784-1024-1024-10 step",
         "jacobian",
         "batch_jacobian",

@@ -624,3 +624,50 @@ def test_unloading_stops_explaining_later_cells(ip):
         assert ip.user_ns["grads"] is None and shown(captured).strip() == ""
     finally:
         ip.extension_manager.load_extension("tapemagic")
+
+
+def test_a_tape_around_a_traced_function_records_and_explains_its_ops(ip):
+    run(
+        ip,
+        "@tf.function\n"
+        "def predict(x):\n"
+        "    print('tracing')\n"
+        "    return tf.matmul(x, w) + b\n"
+        "traced = predict(x)\n",
+    )
+    result, captured = run(
+        ip,
+        "%%tape --target loss --sources w,b\n"
+        "loss = tf.reduce_mean((predict(x) - y) ** 2)\n",
+    )
+    assert result.success, result.error_in_exec
+    dw, db = reference_gradients()
+    grads = ip.user_ns["grads"]
+    np.testing.assert_allclose(grads[0].numpy(), dw, rtol=1e-6)
+    np.testing.assert_allclose(grads[1].numpy(), db, rtol=1e-6)
+    assert "tracing" not in captured.stdout  # traced once, in the first cell
+    text = shown(captured)
+    assert "Ops: 5 recorded on the tape, of 5 that ran." in text
+    assert "w (float32 (2, 1)), variable: watched when read at line 2" in text
+
+
+def test_a_traced_function_first_called_inside_a_tape_cell_traces_there(ip):
+    run(
+        ip,
+        "@tf.function\n"
+        "def predict2(x):\n"
+        "    print('tracing')\n"
+        "    return tf.matmul(x, w) + b\n",
+    )
+    result, captured = run(
+        ip,
+        "%%tape --target loss --sources w,b\n"
+        "loss = tf.reduce_mean((predict2(x) - y) ** 2)\n",
+    )
+    assert result.success, result.error_in_exec
+    assert captured.stdout.startswith("tracing\n")
+    dw, db = reference_gradients()
+    np.testing.assert_allclose(ip.user_ns["grads"][0].numpy(), dw, rtol=1e-6)
+    np.testing.assert_allclose(ip.user_ns["grads"][1].numpy(), db, rtol=1e-6)
+    assert "Ops: 5 recorded on the tape, of 5 that ran." in shown(captured)
+    assert ip.user_ns["predict2"].experimental_get_tracing_count() == 1

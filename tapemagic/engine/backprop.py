@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .context import state
-from .eager_tensor import tensor_of
+from .eager_tensor import constant_of, tensor_of
 from .events import CotangentsReached
 from .namespace import ARRAYS, TENSORS
 from .op import Op
@@ -296,7 +296,7 @@ def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
     return tuple(
         g
         if g is not None
-        else tensor_of(np.zeros(batch + o._value.shape, o._value.dtype))
+        else constant_of(np.zeros(batch + o._value.shape, o._value.dtype))
         for g, o in zip(gs, outputs)
     )
 

@@ -195,6 +195,8 @@ class Tensor(_Operators):
                 f"Only integer tensors can be used as an index, got {self.dtype!r}. "
                 "Cast it first: tf.cast(t, tf.int32)."
             )
+        if state.observers:
+            _notify_python_use(self, "index")
         return int(self._value)
 
     def __bool__(self) -> bool:
@@ -203,6 +205,8 @@ class Tensor(_Operators):
                 f"The truth value of a tensor of shape {self.shape} is ambiguous. "
                 "Use tf.reduce_any(t) or tf.reduce_all(t)."
             )
+        if state.observers:
+            _notify_python_use(self, "bool")
         return bool(self._value)
 
     def __len__(self) -> int:
@@ -213,6 +217,8 @@ class Tensor(_Operators):
     def __iter__(self) -> Iterator[Tensor]:
         if not self._value.ndim:
             raise TypeError("Cannot iterate over a scalar tensor.")
+        if state.observers:
+            _notify_python_use(self, "iter")
         return iter(_Operators._unstack(self, axis=0))
 
     # -- a slice of a variable -------------------------------------------------
@@ -250,10 +256,17 @@ class Tensor(_Operators):
 
     # -- printing ----------------------------------------------------------------
     def __repr__(self) -> str:
+        if TRACED and self._id in TRACED:
+            name, shape = TRACED[self._id]
+            return f"<tf.Tensor '{name}' shape={shape} dtype={self.dtype.name}>"
         text = value_text(self._value, is_repr=True)
         return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={text}>"
 
     def __str__(self) -> str:
+        if TRACED and self._id in TRACED:
+            name, shape = TRACED[self._id]
+            shown = "" if shape is None else f"shape={shape}, "
+            return f'Tensor("{name}", {shown}dtype={self.dtype.name})'
         text = value_text(self._value, is_repr=False)
         return f"tf.Tensor({text}, shape={self.shape}, dtype={self.dtype.name})"
 
@@ -305,6 +318,27 @@ def tensor_of(value: np.ndarray | np.generic) -> EagerTensor:
     return t
 
 
+def constant_of(value: np.ndarray | np.generic) -> EagerTensor:
+    """:func:`tensor_of` for a value that shapes and constants alone decide
+    (ones or zeros of a shape, an identity, a range, a shape).
+
+    A ``tf.function`` trace keeps such a tensor as a constant of its plan; a
+    tensor made outside the ops from anything else (NumPy on a tensor's
+    values) makes the trace run eagerly instead, as it cannot be replayed.
+
+    Example:
+        >>> constant_of(np.ones(2, np.float32))
+        <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>
+    """
+    t = tensor_of(value)
+    if state.observers:
+        for observer in state.observers:
+            hear = getattr(observer, "on_constant", None)
+            if hear is not None:
+                hear(t)
+    return t
+
+
 def _no_slice_update(t: Tensor, method: str, sign: str) -> str:
     missing = f"'{type(t).__name__}' object has no attribute '{method}'."
     if hasattr(t, "_sliced_from"):
@@ -330,6 +364,31 @@ def _notify_escape(obj: Any, how: str, result: Any) -> None:
     event = EscapeEvent(_ref(obj), how, result)
     for observer in state.observers:
         observer.on_escape(event)
+
+
+# Tensors a tf.function trace shows as TensorFlow shows its symbolic tensors
+# (``Tensor("x:0", shape=(), dtype=int32)``) while the trace runs: id -> (name,
+# shape text, or None for an unknown rank). Filled and emptied by engine/trace.py.
+TRACED: dict[int, tuple[str, str | None]] = {}
+
+
+def _notify_python_use(obj: Any, how: str) -> None:
+    # Python used a tensor's value to decide what runs (``bool``, ``iter``,
+    # ``index``): a listener that compiles what it hears (a tf.function trace)
+    # cannot replay that decision.
+    event = EscapeEvent(_ref(obj), how, None)
+    for observer in state.observers:
+        hear = getattr(observer, "on_python_use", None)
+        if hear is not None:
+            hear(event)
+
+
+def _notify_fresh(tensor: Any, draw: Callable[[], Any]) -> None:
+    # A tensor drawn at random: ``draw()`` draws a new value of its shape.
+    for observer in state.observers:
+        hear = getattr(observer, "on_fresh", None)
+        if hear is not None:
+            hear(tensor, draw)
 
 
 def _notify_convert(value: Any, tensor: Tensor, how: str) -> None:

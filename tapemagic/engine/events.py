@@ -160,11 +160,17 @@ class AssignEvent(NamedTuple):
         variable: the variable, with its new value.
         value_id: the id of the tensor or variable assigned, or None.
         python_type: the type name of what was assigned (``"float"``).
+        how: ``"assign"``, ``"assign_add"``, ``"assign_sub"`` or
+            ``"assign_slice"``.
+        operand: the array the assignment applied (the new value, or the
+            delta added or taken), or None (a slice, or another recorder).
     """
 
     variable: ValueRef
     value_id: int | None
     python_type: str
+    how: str = "assign"
+    operand: Any = None
 
 
 class VariableEvent(NamedTuple):

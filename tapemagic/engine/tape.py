@@ -31,7 +31,7 @@ from . import op as _op
 from .backprop import backward, sweep_observers
 from .context import new_id, state
 from .dtypes import from_numpy
-from .eager_tensor import _ref, tensor_of
+from .eager_tensor import _ref, constant_of
 from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
 from .op import Op, slim
 from .ops import shape as _shape
@@ -606,7 +606,7 @@ class GradientTape:
         if g is None:
             if mode is UnconnectedGradients.NONE and not wanted:
                 return None
-            return tensor_of(np.zeros(out_shape, y._value.dtype))
+            return constant_of(np.zeros(out_shape, y._value.dtype))
         g = _shape.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
         return _shape.reshape(g, out_shape)
 
@@ -669,11 +669,11 @@ class GradientTape:
         )
         chunk = max(1, JACOBIAN_CHUNK_ELEMENTS // max(1, largest))
         if rows <= chunk:
-            return self._sweep({y._id: tensor_of(np.ascontiguousarray(seed))}, wanted)
+            return self._sweep({y._id: constant_of(np.ascontiguousarray(seed))}, wanted)
         parts: dict[int, list] = {s._id: [] for s in sources}
         for start in range(0, rows, chunk):
             block = np.ascontiguousarray(seed[start : start + chunk])
-            grads = self._sweep({y._id: tensor_of(block)}, wanted)
+            grads = self._sweep({y._id: constant_of(block)}, wanted)
             for key, part in parts.items():
                 part.append(grads.get(key))
         return {
@@ -818,7 +818,7 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
     seeds: dict[int, Tensor] = {}
     for i, (t, og) in enumerate(zip(targets, given)):
         if og is None:
-            seed = tensor_of(np.ones(t._value.shape, t._value.dtype))
+            seed = constant_of(np.ones(t._value.shape, t._value.dtype))
         else:
             seed = convert_to_tensor(og, dtype_hint=from_numpy(t._value.dtype))
             if seed._value.shape != t._value.shape:
@@ -841,7 +841,7 @@ def _result(g: Tensor | None, source: Tensor, mode: UnconnectedGradients,
     if g is not None and source._value.dtype.kind in "fc":
         return g
     if mode is UnconnectedGradients.ZERO:
-        return tensor_of(np.zeros(shape, source._value.dtype))
+        return constant_of(np.zeros(shape, source._value.dtype))
     return None
 
 

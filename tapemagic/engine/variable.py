@@ -199,19 +199,20 @@ class Variable(_Operators):
             ValueError: if the new value's shape differs from the variable's.
         """
         new = to_array(value, self._dtype, what=f"the value assigned to {self.name}")
-        self._replace(_read_only_copy(new), value)
+        new = _read_only_copy(new)
+        self._replace(new, value, "assign", new)
         return self._lazy_read() if read_value else None
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: Any = None,
                    read_value: bool = True) -> Variable | None:  # fmt: skip
         """Add ``delta`` to the value; returns what :meth:`assign` returns."""
-        self._update(np.add, delta, "added to")
+        self._update(np.add, delta, "added to", "assign_add")
         return self._lazy_read() if read_value else None
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: Any = None,
                    read_value: bool = True) -> Variable | None:  # fmt: skip
         """Subtract ``delta`` from the value; returns what :meth:`assign` returns."""
-        self._update(np.subtract, delta, "taken from")
+        self._update(np.subtract, delta, "taken from", "assign_sub")
         return self._lazy_read() if read_value else None
 
     def _assign_slice(self, key: tuple, value: Any) -> Variable:
@@ -229,6 +230,8 @@ class Variable(_Operators):
         part = to_array(
             value, self._dtype, what=f"the value assigned to a slice of {self.name}"
         )
+        if state.observers:
+            _notify_assigning(self)
         old = self._snapshot._value
         final = np.shape(old[key])
         if np.prod(final, dtype=np.int64):
@@ -237,10 +240,12 @@ class Variable(_Operators):
             new[key] = part
             new.flags.writeable = False
             self._snapshot = _snapshot(new, self._id)
-        self._notify_assign(value)
+        self._notify_assign(value, "assign_slice")
         return self._lazy_read()
 
-    def _update(self, ufunc: np.ufunc, given: Any, how: str) -> None:
+    def _update(self, ufunc: np.ufunc, given: Any, how: str, kind: str) -> None:
+        if state.observers:
+            _notify_assigning(self)
         old = self._snapshot._value
         if type(given) is EagerTensor and given._value.dtype == old.dtype:
             delta = given._value  # an optimizer's step: nothing to convert
@@ -261,16 +266,19 @@ class Variable(_Operators):
                 ufunc(old, delta, out=old)
             finally:
                 old.flags.writeable = False
-            self._notify_assign(given)
+            self._notify_assign(given, kind, delta)
             return
         new = ufunc(old, delta)
         if isinstance(new, np.generic):
             new = np.asarray(new)
         new.flags.writeable = False
-        self._replace(new, given)
+        self._replace(new, given, kind, delta)
 
-    def _replace(self, new: np.ndarray, value: Any) -> None:
+    def _replace(self, new: np.ndarray, value: Any, kind: str = "assign",
+                 operand: Any = None) -> None:  # fmt: skip
         # `new` is read-only and held by no one else.
+        if state.observers:
+            _notify_assigning(self)
         old = self._snapshot._value
         if new.shape != old.shape:
             raise ValueError(
@@ -278,12 +286,15 @@ class Variable(_Operators):
                 f"{self.name!r} of shape {old.shape}. The shapes must match."
             )
         self._snapshot = _snapshot(new, self._id)
-        self._notify_assign(value)
+        self._notify_assign(value, kind, operand)
 
-    def _notify_assign(self, value: Any) -> None:
+    def _notify_assign(self, value: Any, how: str = "assign",
+                       operand: Any = None) -> None:  # fmt: skip
         if state.observers:
             value_id = value._id if isinstance(value, _Operators) else None
-            event = AssignEvent(_ref(self), value_id, type(value).__name__)
+            event = AssignEvent(
+                _ref(self), value_id, type(value).__name__, how, operand
+            )
             for observer in state.observers:
                 observer.on_assign(event)
 
@@ -506,6 +517,15 @@ def _notify_variable(var: Variable, initial: Any) -> None:
         hear = getattr(observer, "on_variable", None)
         if hear is not None:
             hear(event)
+
+
+def _notify_assigning(var: Variable) -> None:
+    # Before an assignment changes ``var``: a listener that restores values
+    # (a tf.function trace that must run again) keeps the value it had.
+    for observer in state.observers:
+        hear = getattr(observer, "on_assigning", None)
+        if hear is not None:
+            hear(var)
 
 
 def _notify_read(var: Variable) -> None:

@@ -1,8 +1,18 @@
-"""``tf.function`` and friends: in tapemagic everything runs eagerly.
+"""``tf.function``: TensorFlow's tracing rules, and a compiled replay.
 
-TensorFlow traces a ``tf.function`` into a graph; tapemagic has no graphs, so
-the function runs eagerly, and its ops stay visible to tapes. What a traced
-function does to its arguments and results still holds: with an
+TensorFlow traces a ``tf.function`` into a graph once per input signature and
+runs the graph on every call. tapemagic traces by running the Python function
+once per signature with a tracer listening (engine/trace.py), so that Python
+side effects (``print``, appending to a list) happen at tracing only and
+``tf.print`` on every call, and compiles what the tracer heard (the forward,
+the tapes' gradients, the optimizer's updates) into straight-line NumPy code
+(engine/plan.py), which later calls replay. A function the tracer cannot
+replay (it branches on a tensor's value, iterates over a tensor, or takes a
+value into NumPy) runs eagerly on every call instead, with a warning naming
+the line. With a tape recording or a listener listening at call time, the
+plan replays through the engine's ops, so tapes and explanations see them.
+
+What a traced function does to its arguments and results holds too: with an
 ``input_signature`` the arguments are bound to it and converted to tensors of
 its dtypes (a tensor of another dtype or shape is refused); without one, NumPy
 arrays anywhere in the arguments become tensors while Python numbers stay as
@@ -11,17 +21,43 @@ they are; and the results come back as tensors.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import functools
 import inspect
+import io
+import logging
+import sys
 import types
+import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..engine import Tensor, TensorShape, TensorSpec, Variable, convert_to_tensor, nest
+from ..engine import Tensor, TensorSpec, Variable, convert_to_tensor, nest
+from ..engine.context import state
+from ..engine.eager_tensor import tensor_of
+from ..engine.plan import Plan, compile_plan, run_on_tensors
+from ..engine.tensor import array_of, id_of
+from ..engine.trace import Tracer, VariableCreated
+from ._signature import (
+    Mismatch,
+    call_key,
+    check_arguments,
+    check_signature,
+    compatible,
+    describe_spec,
+    generalize,
+    same_value,
+    shape_text,
+    spec_key,
+    spec_parameters,
+    to_structure,
+)
 
-__all__ = ["Function", "executing_eagerly", "function"]
+__all__ = ["ConcreteFunction", "Function", "executing_eagerly", "function"]
 
 
 def function(
@@ -33,15 +69,17 @@ def function(
     **kwargs: Any,
 ) -> Any:
     """Decorate a function (bare ``@tf.function`` or with arguments) to run as
-    TensorFlow runs a ``tf.function``, eagerly.
+    TensorFlow runs a ``tf.function``: traced once per signature, replayed.
 
     Args:
         func: the function or method to decorate.
         input_signature: None, or a list or tuple of (nested) ``tf.TensorSpec``,
             one per argument of ``func``: each call converts its arguments to
             them.
-        autograph, jit_compile, reduce_retracing, **kwargs: TensorFlow's tracing
-            options; accepted and ignored.
+        reduce_retracing: trace a new shape as a more general one (unknown
+            dimensions where the shapes differ), as TensorFlow does.
+        autograph, jit_compile, **kwargs: TensorFlow's compilation options;
+            accepted and ignored.
 
     Returns:
         A :class:`Function` wrapping ``func``, or (when called with options
@@ -59,19 +97,22 @@ def function(
         <tf.Tensor: shape=(), dtype=int32, numpy=6>
     """
     if input_signature is not None:
-        _check_signature(input_signature)
+        check_signature(input_signature)
     if func is None:
-        return lambda f: _make(f, input_signature)
-    return _make(func, input_signature)
+        return lambda f: _make(f, input_signature, reduce_retracing)
+    return _make(func, input_signature, reduce_retracing)
 
 
 class Function:
-    """What ``tf.function`` returns: the Python function, run eagerly.
+    """What ``tf.function`` returns: the Python function, traced and replayed.
 
     A call converts the arguments as a traced function's call does (see the
-    module docstring), runs the Python function, and returns its results with
-    every number, NumPy value and variable turned into a tensor (None stays
-    None), as TensorFlow returns them. As a method it binds to its instance.
+    module docstring). The first call for each signature (see
+    ``_signature.py``) traces: it runs the Python function with a tracer
+    listening and compiles what it heard into a plan (engine/plan.py); later
+    calls with that signature replay the plan. Results come back as tensors
+    (None stays None). As a method it binds to its instance, each instance
+    with its own traces.
 
     Example:
         >>> import numpy as np
@@ -86,11 +127,21 @@ class Function:
         python_function: Callable,
         input_signature: Any,
         signature: inspect.Signature | None = None,
+        reduce_retracing: bool = False,
     ) -> None:
         self._python_function = python_function
         self._input_signature = input_signature
         self._signature = signature
+        self._reduce_retracing = reduce_retracing
         functools.update_wrapper(self, python_function)
+        # Call key -> (the result's structure, plan); the plan is None where the
+        # function runs eagerly (it could not be traced).
+        self._plans: dict[Any, tuple[Any, Plan | None]] = {}
+        self._traces: list[Any] = []  # trace keys, TensorFlow's concrete functions
+        self._tracing_count = 0
+        self._recent = _RecentTracing()
+        self._warned = False
+        self._bound: Any = weakref.WeakKeyDictionary()
 
     @property
     def python_function(self) -> Callable:
@@ -101,29 +152,234 @@ class Function:
     def input_signature(self) -> Any:
         return self._input_signature
 
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function was traced (TensorFlow's count)."""
+        return self._tracing_count
+
     def __get__(self, instance: Any, owner: Any = None) -> Any:
         if instance is None:
             return self
-        signature = self._call_signature()
-        parameters = list(signature.parameters.values())[1:]  # without `self`
+        # Each instance keeps its own Function (its traces) in its __dict__,
+        # so that both go together; else in a weak mapping.
+        key = f"_tf_function_{id(self)}"
+        held = getattr(instance, "__dict__", None)
+        bound = held.get(key) if held is not None else None
+        if bound is None and held is None:
+            with contextlib.suppress(TypeError):
+                bound = self._bound.get(instance)
+        if bound is None:
+            signature = self._call_signature()
+            parameters = list(signature.parameters.values())[1:]  # without `self`
+            bound = Function(
+                types.MethodType(self._python_function, instance),
+                self._input_signature,
+                signature.replace(parameters=parameters),
+                self._reduce_retracing,
+            )
+            if held is not None:
+                held[key] = bound
+            else:
+                with contextlib.suppress(TypeError):
+                    self._bound[instance] = bound
+        return bound
+
+    def __deepcopy__(self, memo: dict) -> Function:
+        # A copy (of a model holding its traced method) traces afresh: the
+        # plans read and write the original's variables.
         return Function(
-            types.MethodType(self._python_function, instance),
+            copy.deepcopy(self._python_function, memo),
             self._input_signature,
-            signature.replace(parameters=parameters),
+            self._signature,
+            self._reduce_retracing,
         )
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        args, kwargs = self._convert(args, kwargs)
+        tensors: list = []
+        key = call_key((args, kwargs), tensors)
+        entry = self._plans.get(key)
+        if entry is None:
+            # The same call written another way (a keyword for a positional
+            # argument) runs the same trace, as in TensorFlow.
+            args, kwargs = self._canonical(args, kwargs)
+            tensors = []
+            canonical = call_key((args, kwargs), tensors)
+            entry = self._plans.get(canonical)
+            if entry is None:
+                count = self._tracing_count
+                result = self._trace((args, kwargs), canonical, tensors)
+                self._plans[key] = self._plans[canonical]
+                if self._tracing_count != count:
+                    self._recent.called(traced=True, function=self._python_function)
+                else:
+                    self._recent.called(traced=False)
+                return result
+            self._plans[key] = entry
+        self._recent.called(traced=False)
+        plan = entry[1]
+        if plan is None:
+            return self._run_eagerly(args, kwargs)
+        if state.tapes or state.observers:
+            # A tape records or a listener listens: replay on tensors.
+            return self._pack(entry[0], run_on_tensors(plan, tensors))
+        return self._pack(entry[0], plan.call(tensors))
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+        """Trace for the given signature (tensors or ``tf.TensorSpec``), without
+        running the function's effects on variables, and return the trace as a
+        callable :class:`ConcreteFunction`.
+
+        With an ``input_signature`` no arguments are needed.
+        """
+        if self._input_signature is not None and not args and not kwargs:
+            args = tuple(self._input_signature)
+        tkey = spec_key((tuple(args), dict(kwargs)))
+        stand_ins = nest.map_structure(_stand_in, (tuple(args), dict(kwargs)))
+        if self._input_signature is not None:
+            stand_ins = self._convert(*stand_ins)
+        if not any(compatible(t, tkey) for t in self._traces):
+            tensors: list = []
+            key = call_key(stand_ins, tensors)
+            self._trace(stand_ins, key, tensors, tkey=tkey, dry=True)
+        return ConcreteFunction(self, tkey)
+
+    # -- tracing ------------------------------------------------------------------
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        try:
+            bound = self._call_signature().bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return args, kwargs
+        return bound.args, bound.kwargs
+
+    def _convert(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         if self._input_signature is None:
             if _holds_numpy(args):
                 args = nest.map_structure(_numpy_to_tensor, args)
             if kwargs and _holds_numpy(kwargs):
                 kwargs = nest.map_structure(_numpy_to_tensor, kwargs)
+            return args, kwargs
+        return self._bind(args, kwargs)
+
+    def _trace_key_for(self, key: Any) -> tuple[Any, bool]:
+        """The trace a call key runs, and whether it exists already."""
+        for tkey in reversed(self._traces):
+            if compatible(tkey, key):
+                return tkey, True
+        if self._input_signature is not None:
+            return spec_key((tuple(self._input_signature), {})), False
+        if self._reduce_retracing:
+            for tkey in reversed(self._traces):
+                general = generalize(tkey, key)
+                if general is not None:
+                    return general, False
+        return key, False
+
+    def _trace(self, call: tuple, key: Any, tensors: list, tkey: Any = None,
+               dry: bool = False) -> Any:  # fmt: skip
+        if tkey is None:
+            tkey, known = self._trace_key_for(key)
         else:
-            args, kwargs = self._bind(args, kwargs)
+            known = False
+        names = self._symbolic_names(call, tensors, tkey)
+        first = not self._traces
+        forbid = None if first else _NOT_FIRST
+        try:
+            result, tracer, flat = self._run_traced(call, tensors, names, known, forbid)
+            if tracer.created and first:
+                # TensorFlow traces again when the first trace made variables,
+                # and then allows none: this call's effects are the second run's.
+                tracer.restore()
+                if not known:
+                    self._tracing_count += 1
+                result, tracer, flat = self._run_traced(
+                    call, tensors, names, known, _SINGLETON
+                )
+        except VariableCreated as err:
+            if not first and not known:
+                self._tracing_count += 1  # as TensorFlow counts it
+            raise ValueError(str(err)) from None
+        if not known:
+            self._traces.append(tkey)
+            self._tracing_count += 1
+        if dry:
+            tracer.restore()
+        plan = None
+        if tracer.untraceable is not None:
+            self._warn(tracer.untraceable)
+        else:
+            outputs = [tracer.output(leaf) for leaf in flat]
+            plan = compile_plan(tracer.steps, outputs, len(tensors))
+        self._plans[key] = (nest.map_structure(_placeholder, result), plan)
+        return result
+
+    def _run_traced(self, call: tuple, tensors: list, names: list, silent: bool,
+                    forbid: str | None) -> tuple:  # fmt: skip
+        args, kwargs = call
+        with contextlib.ExitStack() as stack:
+            tracer = stack.enter_context(Tracer(tensors, names, forbid))
+            if silent:
+                # Another shape for a trace TensorFlow made once: its Python
+                # side effects ran then, so its prints stay quiet now.
+                stack.enter_context(contextlib.redirect_stdout(_Quiet(sys.stdout)))
+            try:
+                result = self._python_function(*args, **kwargs)
+            except VariableCreated:
+                tracer.restore()  # a refused trace leaves no effect behind
+                raise
+            # A variable returned is read now (and on every replay); other
+            # values become constant tensors, outside the trace.
+            flat = [
+                self._output(leaf) if isinstance(leaf, Variable) else leaf
+                for leaf in nest.flatten(result)
+            ]
+        flat = [self._output(leaf) for leaf in flat]
+        packed = _pack_result(result, flat)
+        return packed, tracer, flat
+
+    def _symbolic_names(self, call: tuple, tensors: list, tkey: Any) -> list:
+        # TensorFlow shows a tensor argument as Tensor("x:0", shape=..., ...)
+        # while tracing: the name of its parameter, and the trace's shape.
+        if not tensors:
+            return []
+        shapes: list = []
+        _trace_shapes(tkey, shapes)
+        by_id = {}
+        args, kwargs = call
+        try:
+            bound = self._call_signature().bind(*args, **kwargs)
+        except TypeError:
+            bound = None
+        if bound is not None:
+            for name, value in bound.arguments.items():
+                if isinstance(value, Tensor):
+                    by_id[id_of(value)] = f"{name}:0"
+        names = []
+        for i, t in enumerate(tensors):
+            shape = shapes[i] if i < len(shapes) else tuple(array_of(t).shape)
+            name = by_id.get(id_of(t))
+            names.append(None if name is None else (name, shape_text(shape)))
+        return names
+
+    def _warn(self, reason: Any) -> None:
+        if self._warned:
+            return
+        self._warned = True
+        name = getattr(self._python_function, "__name__", "function")
+        warnings.warn_explicit(
+            f"tf.function {name!r} runs eagerly on every call: line "
+            f"{reason.lineno} of {reason.filename} {reason.reason}, which a traced "
+            f"function cannot replay. {_HINTS[reason.kind]}",
+            UserWarning,
+            reason.filename,
+            reason.lineno,
+        )
+
+    def _run_eagerly(self, args: tuple, kwargs: dict) -> Any:
         result = self._python_function(*args, **kwargs)
-        if isinstance(result, Tensor) or result is None:
-            return result
-        return nest.map_structure(self._output, result)
+        return _pack_result(result, [self._output(x) for x in nest.flatten(result)])
+
+    def _pack(self, template: Any, leaves: list) -> Any:
+        return nest.pack_sequence_as(template, leaves)
 
     # -- with an input_signature ------------------------------------------------
     def _call_signature(self) -> inspect.Signature:
@@ -137,14 +393,14 @@ class Function:
             bound = signature.bind(*args, **kwargs)
         except TypeError as err:
             raise self._binding_error(str(err), args, kwargs) from None
-        specs = dict(zip(_spec_parameters(signature), self._input_signature))
+        specs = dict(zip(spec_parameters(signature), self._input_signature))
         for name, value in bound.arguments.items():
             if name in specs:
                 try:
-                    bound.arguments[name] = _to_structure(value, specs[name])
-                except _Mismatch as err:
+                    bound.arguments[name] = to_structure(value, specs[name])
+                except Mismatch as err:
                     raise self._binding_error(str(err), args, kwargs) from None
-            elif not _same(value, signature.parameters[name].default):
+            elif not same_value(value, signature.parameters[name].default):
                 reason = (
                     f"{name}={value!r} is not in the input_signature, so it keeps "
                     f"its default, {signature.parameters[name].default!r}"
@@ -154,9 +410,9 @@ class Function:
 
     def _binding_error(self, reason: str, args: tuple, kwargs: dict) -> TypeError:
         signature = self._call_signature()
-        names = _spec_parameters(signature)
+        names = spec_parameters(signature)
         described = [
-            f"{name}: {_describe_spec(spec)}"
+            f"{name}: {describe_spec(spec)}"
             for name, spec in zip(names, self._input_signature)
         ]
         return TypeError(
@@ -183,14 +439,161 @@ class Function:
         )
 
 
-class _Mismatch(Exception):
-    """An argument that does not fit its part of the input_signature."""
-
-
-def _make(func: Callable, input_signature: Any) -> Function:
+def _make(func: Callable, input_signature: Any, reduce_retracing: bool) -> Function:
     if input_signature is not None:
-        _check_arguments(func, input_signature)
-    return Function(func, input_signature)
+        check_arguments(func, input_signature)
+    return Function(func, input_signature, reduce_retracing=reduce_retracing)
+
+
+class ConcreteFunction:
+    """One trace of a :class:`Function` (``get_concrete_function``): callable
+    with arguments of its signature.
+
+    Example:
+        >>> f = function(lambda x: x + 1)
+        >>> concrete = f.get_concrete_function(TensorSpec([None], "float32"))
+        >>> concrete(np.array([1.0], np.float32))
+        <tf.Tensor: shape=(1,), dtype=float32, numpy=array([2.], dtype=float32)>
+    """
+
+    def __init__(self, function: Function, key: Any) -> None:
+        self._function = function
+        self._key = key
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._function(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        name = getattr(self._function.python_function, "__name__", "function")
+        return f"<ConcreteFunction {name}>"
+
+
+class _RecentTracing:
+    """TensorFlow's warning when most recent calls traced: 5 traces within
+    the last 10 calls warn (twice at most per function), on the
+    ``tensorflow`` logger as TensorFlow logs it."""
+
+    def __init__(self) -> None:
+        self.calls_per_trace: list[int] = []  # calls since each trace
+        self.calls = 0
+        self.warnings = 0
+
+    def called(self, traced: bool, function: Any = None) -> None:
+        self.calls += 1
+        if not traced:
+            if not self.calls_per_trace:
+                self.calls_per_trace = [0]
+            self.calls_per_trace[-1] += 1
+            return
+        self.calls_per_trace.append(1)
+        while self.calls_per_trace and self.calls - self.calls_per_trace[0] > 10:
+            self.calls -= self.calls_per_trace.pop(0)
+        if self.warnings >= 2 or len(self.calls_per_trace) < 5:
+            return
+        self.warnings += 1
+        _tensorflow_logger().warning(
+            f"{len(self.calls_per_trace)} out of the last {self.calls} calls to "
+            f"{function} triggered tf.function retracing. Tracing is expensive "
+            "and the excessive number of tracings could be due to (1) creating "
+            "@tf.function repeatedly in a loop, (2) passing tensors with "
+            "different shapes, (3) passing Python objects instead of tensors. "
+            "For (1), please define your @tf.function outside of the loop. For "
+            "(2), @tf.function has reduce_retracing=True option that can avoid "
+            "unnecessary retracing. For (3), please refer to "
+            "https://www.tensorflow.org/guide/function#controlling_retracing and "
+            "https://www.tensorflow.org/api_docs/python/tf/function for  more "
+            "details."
+        )
+
+
+class _Quiet(io.TextIOBase):
+    """``sys.stdout`` while a trace runs again for a new shape: Python's
+    ``print`` says nothing, while ``tf.print`` (which prints on every call)
+    writes to the stream behind it (``real``), then and on every replay."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler writing to whatever ``sys.stderr`` is when it writes."""
+
+    @property  # type: ignore[override]
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        pass
+
+
+def _tensorflow_logger() -> logging.Logger:
+    # "WARNING:tensorflow:..." on stderr, as TensorFlow's own handler shows it
+    # (unless the application configured the logger itself).
+    logger = logging.getLogger("tensorflow")
+    if not logger.handlers:
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+    return logger
+
+
+_SINGLETON = (
+    "tf.function only supports singleton tf.Variables created on the first call. "
+    "Make sure the tf.Variable is only created once or created outside "
+    "tf.function. See https://www.tensorflow.org/guide/function"
+    "#creating_tfvariables for more information."
+)
+_NOT_FIRST = (
+    "Creating variables on a non-first call to a function decorated with "
+    "tf.function. Create them on the first call only (if self.v is None: ...), "
+    "or outside the function."
+)
+
+
+_HINTS = {
+    "branch": "TensorFlow's autograph would convert it (to tf.cond or "
+    "tf.while_loop); write it with tf.cond, tf.where or tf.while_loop to have "
+    "the function traced.",
+    "escape": "In TensorFlow a traced tensor has no value (this raises); keep "
+    "the computation in tf ops to have the function traced.",
+    "other": "Write it with tf ops to have the function traced.",
+}
+
+
+def _placeholder(leaf: Any) -> int:
+    return 0
+
+
+def _pack_result(result: Any, flat: list) -> Any:
+    if isinstance(result, Tensor) or result is None:
+        return result
+    return nest.pack_sequence_as(result, flat)
+
+
+def _stand_in(leaf: Any) -> Any:
+    # What a trace for get_concrete_function runs on: zeros of the spec (an
+    # unknown dimension as 1; the plan does not depend on the values).
+    if isinstance(leaf, TensorSpec):
+        dims = leaf.shape.as_list() if leaf.shape.rank is not None else []
+        shape = [1 if d is None else d for d in dims]
+        return tensor_of(np.zeros(shape, np.dtype(leaf.dtype.as_numpy_dtype)))
+    return leaf
+
+
+def _trace_shapes(key: Any, shapes: list) -> None:
+    """The shapes of a trace key's tensors, in order (None: unknown rank)."""
+    if type(key) is not tuple:
+        return
+    if len(key) == 3 and key[0] == "T":
+        shapes.append(key[2])
+        return
+    for part in key:
+        _trace_shapes(part, shapes)
 
 
 def _holds_numpy(structure: Any) -> bool:
@@ -204,117 +607,6 @@ def _numpy_to_tensor(leaf: Any) -> Any:
     if isinstance(leaf, (np.ndarray, np.generic)):
         return convert_to_tensor(leaf)
     return leaf
-
-
-def _to_structure(value: Any, spec: Any) -> Any:
-    """``value`` converted to the tensors ``spec`` describes, structure and all."""
-    if isinstance(spec, TensorSpec):
-        return _to_spec(value, spec)
-    if isinstance(spec, dict):
-        if not isinstance(value, dict) or set(value) != set(spec):
-            raise _Mismatch(
-                f"{value!r} has different keys than the signature's dict, "
-                f"{sorted(spec)}"
-            )
-        # Rebuilt in sorted key order, as TensorFlow rebuilds it.
-        return {key: _to_structure(value[key], spec[key]) for key in sorted(spec)}
-    kind = tuple if isinstance(spec, tuple) else list
-    if not isinstance(value, kind):
-        raise _Mismatch(f"Can not cast {value!r} to {kind.__name__} type.")
-    if len(value) != len(spec):
-        raise _Mismatch(f"Expected {value!r} to have length of {len(spec)}")
-    items = [_to_structure(item, part) for item, part in zip(value, spec)]
-    if hasattr(value, "_fields"):
-        return type(value)(*items)
-    return items if kind is list else tuple(items)
-
-
-def _to_spec(value: Any, spec: TensorSpec) -> Tensor:
-    if isinstance(value, (Tensor, Variable)) and value.dtype != spec.dtype:
-        raise _Mismatch(f"Can not cast {TensorSpec.from_tensor(value)!r} to {spec!r}")
-    try:
-        tensor = convert_to_tensor(value, dtype=spec.dtype)
-    except (TypeError, ValueError) as err:
-        raise _Mismatch(str(err)) from None
-    if not spec.is_compatible_with(tensor):
-        raise _Mismatch(f"Can not cast {TensorSpec.from_tensor(tensor)!r} to {spec!r}")
-    return tensor
-
-
-def _same(value: Any, default: Any) -> bool:
-    if value is default:
-        return True
-    try:
-        return type(value) is type(default) and bool(value == default)
-    except (TypeError, ValueError):
-        return False
-
-
-def _describe_spec(spec: Any) -> str:
-    if isinstance(spec, TensorSpec):
-        return repr(spec)
-    if isinstance(spec, dict):
-        items = ", ".join(f"[{key!r}, {_describe_spec(spec[key])}]" for key in spec)
-        return f"Dict[{items}]"
-    kind = "Tuple" if isinstance(spec, tuple) else "List"
-    return f"{kind}[{', '.join(_describe_spec(part) for part in spec)}]"
-
-
-def _spec_parameters(signature: inspect.Signature) -> list[str]:
-    # The specs go to the positional parameters, in order.
-    return [
-        p.name
-        for p in signature.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
-
-
-def _check_signature(input_signature: Any) -> None:
-    if not isinstance(input_signature, (list, tuple)):
-        raise TypeError(
-            "input_signature must be either a tuple or a list, got "
-            f"{type(input_signature)}."
-        )
-    invalid = [leaf for leaf in _leaves(input_signature) if not _is_spec(leaf)]
-    if invalid:
-        raise TypeError(
-            "input_signature must be a possibly nested sequence of TensorSpec "
-            f"objects, got invalid args {invalid} with types "
-            f"{[type(leaf) for leaf in invalid]}. Describe each argument with "
-            "tf.TensorSpec(shape, dtype)."
-        )
-
-
-def _is_spec(value: Any) -> bool:
-    return isinstance(value, TensorSpec)
-
-
-def _leaves(signature: Any) -> list:
-    # A TensorShape is a tuple, but a leaf here: a shape where a spec belongs.
-    if isinstance(signature, (list, tuple)) and not isinstance(signature, TensorShape):
-        return [leaf for item in signature for leaf in _leaves(item)]
-    if isinstance(signature, dict):
-        return [leaf for key in sorted(signature) for leaf in _leaves(signature[key])]
-    return [signature]
-
-
-def _check_arguments(func: Callable, input_signature: Any) -> None:
-    # Every positional parameter without a default needs a spec.
-    try:
-        parameters = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):
-        return  # a builtin or C function: nothing to check
-    positional = [
-        p
-        for p in parameters
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.name != "self"
-    ]
-    for parameter in positional[len(input_signature) :]:
-        if parameter.default is parameter.empty:
-            raise TypeError(
-                f"input_signature missing type constraint for {parameter.name}. "
-                "Give one tf.TensorSpec per argument."
-            )
 
 
 def executing_eagerly() -> bool:

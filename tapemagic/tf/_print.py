@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..engine import nest
-from ..engine.tensor import Tensor, Variable, array_of
+from ..engine.context import state
+from ..engine.tensor import Tensor, Variable, array_of, convert_to_tensor
+from ..engine.trace import host_call
 
 __all__ = ["format_tensor", "print"]
 
@@ -129,8 +131,34 @@ def print(
         >>> print("x:", Tensor(np.arange(10, dtype=np.int32)), output_stream=sys.stdout)
         x: [0 1 2 ... 7 8 9]
     """
+    if state.observers:
+        # Inside a tf.function's trace: print again on every replay, with the
+        # values of that call.
+        leaves = nest.flatten(inputs)
+        leaves = [
+            convert_to_tensor(x) if isinstance(x, Variable) else x for x in leaves
+        ]
+        tensors = [x for x in leaves if isinstance(x, Tensor)]
+
+        def emit(*values: Tensor) -> None:
+            given = iter(values)
+            again = [next(given) if isinstance(x, Tensor) else x for x in leaves]
+            _write(
+                nest.pack_sequence_as(inputs, again),
+                output_stream, summarize, sep, end,
+            )  # fmt: skip
+
+        host_call(emit, *tensors)
+        return
+    _write(inputs, output_stream, summarize, sep, end)
+
+
+def _write(inputs: Any, output_stream: Any, summarize: int, sep: str,
+           end: str) -> None:  # fmt: skip
     text = sep.join(_text(item, summarize) for item in inputs) + end
     stream = sys.stderr if output_stream is None else output_stream
+    # (sys.stdout silenced while a tf.function traces again: tf.print speaks)
+    stream = getattr(stream, "real", stream)
     if isinstance(stream, str):
         if not stream.startswith("file://"):
             raise ValueError(

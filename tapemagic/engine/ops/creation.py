@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import builtins
 import math as _pymath
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import dtypes
 from ..context import state
-from ..eager_tensor import _notify_escape, tensor_of
+from ..eager_tensor import _notify_escape, _notify_fresh, constant_of, tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
@@ -102,11 +103,11 @@ def _filled(shape: Any, number: int, dtype: Any, what: str) -> Tensor:
     np_dtype = dtypes.as_dtype(dtype)._np
     reads = shape_reads(shape)
     if reads and state.observers:
-        value = tensor_of(np.asarray(number, dtype=np_dtype))
+        value = constant_of(np.asarray(number, dtype=np_dtype))
         return apply(_fill.op, (value,), {"dims": dims}, reads)
     if number == 0:
-        return tensor_of(np.zeros(dims, np_dtype))
-    return tensor_of(np.ones(dims, np_dtype))
+        return constant_of(np.zeros(dims, np_dtype))
+    return constant_of(np.ones(dims, np_dtype))
 
 
 # NOTE: TensorFlow registers no gradient for ZerosLike/OnesLike: a path through
@@ -296,7 +297,7 @@ def range(
     else:
         # computed in the target dtype, as TensorFlow's kernel does
         size = int(np.ceil(np.abs((last - first) / step)))
-    return tensor_of(first + np.arange(size, dtype=target) * step)
+    return constant_of(first + np.arange(size, dtype=target) * step)
 
 
 def eye(
@@ -329,7 +330,7 @@ def eye(
     if batch_shape is not None:
         batch = shape_dims(batch_shape, "eye")
         matrix = np.broadcast_to(matrix, batch + (rows, cols)).copy()
-    return tensor_of(matrix)
+    return constant_of(matrix)
 
 
 # -- constant -------------------------------------------------------------------------
@@ -393,16 +394,20 @@ def constant(
                 f"{value.dtype!r}. Cast it instead: tf.cast(t, tf.{want.name})."
             )
         t = value
+        fixed = False
     elif isinstance(value, Variable) or _first_tensor_dtype(value) is not None:
         if dtype is None:
             dtype = _first_tensor_dtype(value)
         array = np.array(_strip_tensors(value), copy=True)
         t = tensor_of(convert_to_tensor(array, dtype=dtype)._value)
+        fixed = False
     else:
         array = convert_to_tensor(value, dtype=dtype)._value
         if isinstance(value, np.ndarray) and array is value:
             array = array.copy()  # the tensor must not change with the user's array
-        t = tensor_of(array)
+        # made of the user's Python or NumPy values alone: a constant
+        t = constant_of(array)
+        fixed = True
     if shape is None:
         return t
     dims = shape_dims(shape, "constant")
@@ -410,10 +415,12 @@ def constant(
     current = t._value
     if dims == current.shape:
         return t
+    # (a value read from tensors or variables is no constant of a trace)
+    make = constant_of if fixed else tensor_of
     if current.size == size:
-        return tensor_of(current.reshape(dims))
+        return make(current.reshape(dims))
     if current.size == 1:
-        return tensor_of(np.full(dims, current.reshape(()), dtype=current.dtype))
+        return make(np.full(dims, current.reshape(()), dtype=current.dtype))
     raise TypeError(
         f"Eager execution of tf.constant with unsupported shape. Tensor {t} "
         f"(converted from {value!r}) has {current.size} elements, but got `shape` "
@@ -519,6 +526,15 @@ def _standard(kind: str, rng: np.random.Generator, dims: tuple, dt: Any) -> Any:
     return values.astype(dt._np)
 
 
+def _draw(draw: Callable[[], np.ndarray]) -> Tensor:
+    """A tensor of random values from ``draw()``; a listener that replays what
+    it heard (a tf.function trace) is told how to draw anew."""
+    t = tensor_of(draw())
+    if state.observers:
+        _notify_fresh(t, draw)
+    return t
+
+
 def _normal_like(
     kind: str, shape: Any, mean: Any, stddev: Any, dtype: Any, seed: Any
 ) -> Tensor:
@@ -527,9 +543,10 @@ def _normal_like(
     stddev_t = convert_to_tensor(stddev, dtype=dtype)
     dt = _float_dtype(dtype, kind)
     dims = shape_dims(shape, kind)
-    values = _standard(kind, _seeds.generator(kind, seed, dt._np), dims, dt)
+    values = _draw(lambda: _standard(kind, _seeds.generator(kind, seed, dt._np),
+                                     dims, dt))  # fmt: skip
     # composed of engine ops, as in TensorFlow: gradients reach mean and stddev
-    return _math.add(_math.multiply(tensor_of(values), stddev_t), mean_t)
+    return _math.add(_math.multiply(values, stddev_t), mean_t)
 
 
 def random_normal(
@@ -646,13 +663,19 @@ def random_uniform(
                 "maxval, so make it larger than minval.",
                 op="uniform",
             )
-        rng = _seeds.generator("uniform_int", seed, dt._np)
-        return tensor_of(rng.integers(low, high, size=dims, dtype=dt._np))
+        return _draw(
+            lambda: _seeds.generator("uniform_int", seed, dt._np).integers(
+                low, high, size=dims, dtype=dt._np
+            )
+        )
     if not (min_is_zero and max_is_one):
         minval = convert_to_tensor(minval, dtype=dt)
         maxval = convert_to_tensor(maxval, dtype=dt)
-    rng = _seeds.generator("uniform", seed, dt._np)
-    values = tensor_of(_standard("uniform", rng, dims, dt))
+    values = _draw(
+        lambda: _standard(
+            "uniform", _seeds.generator("uniform", seed, dt._np), dims, dt
+        )  # fmt: skip
+    )
     if min_is_zero:
         return values if max_is_one else _math.multiply(values, maxval)
     return _math.add(_math.multiply(values, _math.subtract(maxval, minval)), minval)

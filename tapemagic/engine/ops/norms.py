@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..eager_tensor import tensor_of
+from ..eager_tensor import constant_of
 from ..errors import UnimplementedError
 from ..tensor import Tensor, convert_to_tensor
 from .math import abs as _abs
@@ -239,7 +239,7 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
         if t is not None
     ]
     if not values:
-        return tensor_of(np.zeros((), np.float32))
+        return constant_of(np.zeros((), np.float32))
     halves = [reduce_sum(v * v) * 0.5 for v in values]
     return sqrt(reduce_sum(stack(halves)) * 2.0)
 

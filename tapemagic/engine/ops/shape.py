@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..eager_tensor import tensor_of
+from ..eager_tensor import constant_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
@@ -637,7 +637,7 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> 
     dtype = _int_out_type(out_type, "shape")
     if isinstance(input, (Tensor, Variable)):
         return apply(_shape_op.op, (convert_to_tensor(input),), {"out_type": dtype})
-    return tensor_of(np.asarray(_shape_of(input), dtype=dtype))
+    return constant_of(np.asarray(_shape_of(input), dtype=dtype))
 
 
 def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
@@ -651,7 +651,7 @@ def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> T
     if isinstance(input, (Tensor, Variable)):
         return apply(_size_op.op, (convert_to_tensor(input),), {"out_type": dtype})
     count = int(np.prod(_shape_of(input), dtype=np.int64))
-    return tensor_of(np.asarray(count, dtype=dtype))
+    return constant_of(np.asarray(count, dtype=dtype))
 
 
 def rank(input: Any, name: str | None = None) -> Tensor:
@@ -663,4 +663,4 @@ def rank(input: Any, name: str | None = None) -> Tensor:
     """
     if isinstance(input, (Tensor, Variable)):
         return apply(_rank_op.op, (convert_to_tensor(input),), {})
-    return tensor_of(np.asarray(len(_shape_of(input)), dtype=np.int32))
+    return constant_of(np.asarray(len(_shape_of(input)), dtype=np.int32))

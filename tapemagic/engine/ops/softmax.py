@@ -11,11 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ..eager_tensor import tensor_of
+from ..eager_tensor import constant_of
 from ..errors import InvalidArgumentError
 from ..namespace import register_helper
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
+from . import creation as _creation
 from ._util import float_tensor
 
 __all__ = [
@@ -212,12 +213,21 @@ def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
     return lse - picked
 
 
-def _minus_one_hot_tensors(probs: Tensor, labels: np.ndarray) -> Tensor:
-    classes = probs._value.shape[-1]
-    return probs - tensor_of(np.eye(classes, dtype=probs._value.dtype)[labels])
+def _minus_one_hot_tensors(probs: Tensor, labels: Tensor) -> Tensor:
+    # The one-hot as an op on the labels tensor, so that what reads the ops (a
+    # tf.function's trace) sees it follow the labels.
+    dtype = probs._value.dtype
+    hot = _creation._one_hot(
+        labels,
+        constant_of(np.ones((), dtype)),
+        constant_of(np.zeros((), dtype)),
+        depth=probs._value.shape[-1],
+        axis=-1,
+    )
+    return probs - hot
 
 
-def _minus_one_hot_arrays(probs: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def _minus_one_hot_arrays(probs: np.ndarray, labels: Any) -> np.ndarray:
     # In place, on the fresh softmax: one fancy index instead of an identity
     # matrix and a subtraction.
     rows = probs.reshape(labels.size, probs.shape[-1])
@@ -232,7 +242,7 @@ register_helper("minus_one_hot", _minus_one_hot_tensors, _minus_one_hot_arrays)
 def _sparse_xent_vjp_logits(ns, g, out, labels, logits):
     # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
     probs = ns.softmax(logits, axis=-1)
-    return _class_axis(ns, g, -1) * ns.minus_one_hot(probs, ns.value(labels))
+    return _class_axis(ns, g, -1) * ns.minus_one_hot(probs, labels)
 
 
 # Integer labels have no gradient (None), as in TensorFlow.

@@ -9,12 +9,16 @@ of its own.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ...engine import dtypes
+from ...engine import dtypes, nest
+from ...engine.context import state
 from ...engine.tensor import Tensor, Variable, array_of
+from ...engine.trace import host_call
 from .. import backend, initializers
 from ..layers.variable import KerasVariable
 
@@ -97,6 +101,16 @@ class Metric:
         >>> float(m([1, 2, 3])), [v.path for v in m.variables]
         (3.0, ['count/total'])
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A metric computes with NumPy on its variables' arrays: inside a
+        # tf.function each of these calls is one host call of the plan, run
+        # again on every call, with that call's tensors.
+        for name in _HOSTED:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "hosted", False):
+                setattr(cls, name, _hosted(method))
 
     def __init__(self, dtype: Any = None, name: str | None = None) -> None:
         self.name = name or backend._auto_name(type(self).__name__)
@@ -209,3 +223,30 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
     __str__ = __repr__
+
+
+_HOSTED = ("update_state", "result", "reset_state")
+
+
+def _hosted(method: Callable) -> Callable:
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not state.observers:
+            return method(self, *args, **kwargs)
+        leaves = nest.flatten((args, kwargs))
+        tensors = [x for x in leaves if isinstance(x, Tensor)]
+
+        def run(*given: Tensor) -> Any:
+            again = iter(given)
+            values = [next(again) if isinstance(x, Tensor) else x for x in leaves]
+            call_args, call_kwargs = nest.pack_sequence_as((args, kwargs), values)
+            return method(self, *call_args, **call_kwargs)
+
+        return host_call(run, *tensors)
+
+    wrapper.hosted = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+for _name in _HOSTED:
+    setattr(Metric, _name, _hosted(Metric.__dict__[_name]))

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...engine import dtypes
 from ...engine.tensor import Tensor, Variable, array_of, id_of
+from ...engine.trace import host_call
 from .schedules import LearningRateSchedule
 
 __all__ = ["Optimizer"]
@@ -315,6 +316,18 @@ class Optimizer:
         self._apply(list(grads), trainable_variables, stacklevel=3)
 
     def _apply(self, grads: list, variables: list | None, stacklevel: int) -> None:
+        # One host call: inside a tf.function the update (NumPy on the
+        # gradients' arrays) runs again on every call of its plan.
+        present = [g for g in grads if isinstance(g, Tensor)]
+
+        def update(*given: Tensor) -> None:
+            again = iter(given)
+            self._update([next(again) if isinstance(g, Tensor) else g for g in grads],
+                         variables, stacklevel + 3)  # fmt: skip
+
+        host_call(update, *present)
+
+    def _update(self, grads: list, variables: list | None, stacklevel: int) -> None:
         if not grads:
             return
         if variables is None:
