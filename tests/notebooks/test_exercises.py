@@ -37,7 +37,7 @@ NAME = "gradient-tape-exercises.ipynb"
 # cause, line and fix for a None gradient, or the value expected.
 HINTS = {
     "none_gradient": [
-        "w: None because w was converted to a NumPy array by .numpy() at line 2 "
+        "w: None because w was converted to a NumPy array by .numpy() at line 4 "
         "(y = w.numpy() * x)",
         "Keep w a tensor: y = w * x.",
     ],
@@ -54,7 +54,7 @@ HINTS = {
         "Compute dy_dx inside the tape",
     ],
     "training_step": [
-        "b: None because b was converted to a NumPy array by .numpy() at line 6 "
+        "b: None because b was converted to a NumPy array by .numpy() at line 9 "
         "(prediction = tf.matmul(x, w) + b.numpy())",
         "Keep b a tensor: prediction = tf.matmul(x, w) + b.",
         "w should end close to [[2.0], [-1.0]]",
