@@ -64,6 +64,30 @@ HINTS = {
         "gradient ascent adds it (v.assign_add(step * grad))",
     ],
 }
+# What each exercise cell prints, unsolved and solved: what tensorflow-cpu
+# 2.21.0 printed for the same cells with `import tensorflow as tf` (the checks
+# themselves need tapemagic's engine: `%tape --all on` explains its tapes only).
+PRINTED = {
+    "student": {
+        "none_gradient": "",
+        "persistent_tape": "tf.Tensor(6.0, shape=(), dtype=float32) Ellipsis\n",
+        "jacobian": "tf.Tensor([2. 4. 6.], shape=(3,), dtype=float32)\n",
+        "second_derivative": "tf.Tensor(12.0, shape=(), dtype=float32) None\n",
+        "training_step": "loss 0.22874  w [ 1.9063002 -0.8212108]  b [0.]\n",
+        "gradient_ascent": "v [-9099.4375 18198.875 ]  score -414089792.0000\n",
+    },
+    "autograder": {
+        "none_gradient": "",
+        "persistent_tape": "tf.Tensor(6.0, shape=(), dtype=float32) "
+        "tf.Tensor(108.0, shape=(), dtype=float32)\n",
+        "jacobian": "tf.Tensor(\n[[2. 0. 0.]\n [0. 4. 0.]\n [0. 0. 6.]], "
+        "shape=(3, 3), dtype=float32)\n",
+        "second_derivative": "tf.Tensor(12.0, shape=(), dtype=float32) "
+        "tf.Tensor(12.0, shape=(), dtype=float32)\n",
+        "training_step": "loss 0.00000  w [ 1.9999996 -0.9999996]  b [0.49999982]\n",
+        "gradient_ascent": "v [ 0.99998575 -1.9999715 ]  score 5.0000\n",
+    },
+}
 # Exercise cells whose None gradient the tape flags in the student version.
 FLAGGED = {"none_gradient": ["w"], "second_derivative": ["x"], "training_step": ["b"]}
 PASSED = "results: All test cases passed!"
@@ -174,6 +198,7 @@ def student_checks(report: dict) -> dict[str, dict]:
             assert hint in check["text"], (question, hint, check["text"])
         flagged = [name.split(" ")[0] for name in exercise["nones"]]
         assert flagged == FLAGGED.get(question, []), (question, exercise["nones"])
+        assert exercise["stdout"] == PRINTED["student"][question], question
     return {question: check for question, (_, check) in checks.items()}
 
 
@@ -188,5 +213,6 @@ def test_every_check_passes_on_the_solutions(assigned, tmp_path):
     assert sorted(checks) == sorted(HINTS)
     for question, (exercise, check) in checks.items():
         assert exercise["errors"] == [] and exercise["nones"] == [], question
+        assert exercise["stdout"] == PRINTED["autograder"][question], question
         assert f"{question} {PASSED}" in check["text"], (question, check["text"])
     assert all(cell["errors"] == [] for cell in report["cells"])
