@@ -23,6 +23,7 @@ import nbformat
 import pytest
 
 from .course import ROOT, check_cells, check_notebook, course_notebooks
+from .test_exercises import HINTS, NAME, student_checks
 
 RUNNER = Path(__file__).with_name("runner.py")
 
@@ -120,14 +121,20 @@ def test_binder_environment_runs_every_notebook(tmp_path):
     lazy = tmp_path / "lazy.ipynb"
     _lazy_magic_notebook(lazy)
     notebooks = course_notebooks(repo / "notebooks")
+    exercises = repo / "notebooks" / "exercises" / NAME
     report_path = tmp_path / "report.json"
     _run(
-        [python, RUNNER, "--report", report_path, "--timeout", "180", *notebooks, lazy],
+        [python, RUNNER, "--report", report_path, "--timeout", "180"]
+        + [*notebooks, lazy, exercises],
         cwd=repo,
         env=env,
     )
     reports = json.loads(report_path.read_text())
 
+    # The student version of the exercises: otter-grader's checks run there.
+    exercise_report = reports.pop()
+    assert exercise_report["prefix"] == str(venv)
+    assert sorted(student_checks(exercise_report)) == sorted(HINTS)
     lazy_report = reports.pop()
     assert lazy_report["prefix"] == str(venv)
     check_cells("lazy", lazy_report)
