@@ -507,7 +507,7 @@ class GradientTape:
         wanted = _differentiable_ids(flat_sources, self._tracked, "gradient")
         grads = self._sweep(seeds, wanted)
         results = [
-            _result(grads.get(s._id), s, mode, s._value.shape) for s in flat_sources
+            _identity_or_result(grads.get(s._id), s, seeds, mode) for s in flat_sources
         ]
         self._finish()
         return nest.pack_sequence_as(sources, results)
@@ -834,6 +834,15 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
         previous = seeds.get(t._id)
         seeds[t._id] = seed if previous is None else previous + seed
     return seeds
+
+
+def _identity_or_result(g: Tensor | None, source: Tensor, seeds: dict,
+                        mode: UnconnectedGradients) -> Tensor | None:  # fmt: skip
+    # NOTE: a source that is a target gets its seed whatever its dtype:
+    # TensorFlow's gradient(x, x) of an int32 x is an int32 1.
+    if source._value.dtype.kind not in "fc" and source._id in seeds:
+        return seeds[source._id]
+    return _result(g, source, mode, source._value.shape)
 
 
 def _result(g: Tensor | None, source: Tensor, mode: UnconnectedGradients,
