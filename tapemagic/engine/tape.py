@@ -545,7 +545,11 @@ class GradientTape:
         size = y._value.size
         wanted = _differentiable_ids(flat_sources, self._tracked, "jacobian")
         eye = np.eye(size, dtype=y._value.dtype).reshape((size,) + shape)
-        grads = self._chunked_sweeps(y, eye, wanted, flat_sources)
+        grads = {}
+        if y._id in self._tracked:
+            # NOTE: a target the tape never saw is unconnected even to itself:
+            # TensorFlow reshapes it on the tape first, which records nothing.
+            grads = self._chunked_sweeps(y, eye, wanted, flat_sources)
         results = []
         for s in flat_sources:
             g = grads.get(s._id)
@@ -563,12 +567,13 @@ class GradientTape:
         unconnected_gradients: Any = UnconnectedGradients.NONE,
         parallel_iterations: int | None = None,
         experimental_use_pfor: bool = True,
-    ) -> Tensor | None:
+    ) -> Tensor:
         """Per-example jacobians: ``result[b] = jacobian(target[b], source[b])``.
 
         Assumes, as TensorFlow does, that example ``b`` of the target depends only on
-        example ``b`` of the source. Unconnected gives zeros in the target's dtype,
-        as TensorFlow does, unless the source cannot have a gradient at all.
+        example ``b`` of the source. Unconnected gives zeros in the target's dtype
+        (in the source's with ``UnconnectedGradients.ZERO``), never None, as
+        TensorFlow does.
 
         Raises:
             ValueError: if target or source has rank < 2 or their batch sizes differ.
@@ -600,13 +605,16 @@ class GradientTape:
         eye = np.eye(rows, dtype=y._value.dtype).reshape((rows, 1) + yshape[1:])
         seed = np.broadcast_to(eye, (rows,) + yshape)
         wanted = _differentiable_ids([x], self._tracked, "batch_jacobian")
-        g = self._chunked_sweeps(y, seed, wanted, [x]).get(x._id)
+        g = None
+        if y._id in self._tracked:  # as in jacobian
+            g = self._chunked_sweeps(y, seed, wanted, [x]).get(x._id)
         self._finish()
         out_shape = yshape + xshape[1:]
-        if g is None:
-            if mode is UnconnectedGradients.NONE and not wanted:
-                return None
-            return tensor_of(np.zeros(out_shape, y._value.dtype))
+        if g is None or x._value.dtype.kind not in "fc":
+            # NOTE: never None, as in TensorFlow: zeros in the target's dtype,
+            # or in the source's when zeros were asked for (each row's answer)
+            zero = x if mode is UnconnectedGradients.ZERO else y
+            return tensor_of(np.zeros(out_shape, zero._value.dtype))
         g = _shape.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
         return _shape.reshape(g, out_shape)
 

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import tapemagic.tf as tf
+
+ZEROS_2x2x2 = """array([[[0., 0.],
+        [0., 0.]],
+
+       [[0., 0.],
+        [0., 0.]]]"""
 
 
 @pytest.fixture(autouse=True)
@@ -39,3 +46,40 @@ def test_an_integer_target_is_its_own_gradient():
     )
     zero = tape.gradient(v1, v0, unconnected_gradients=tf.UnconnectedGradients.ZERO)
     assert repr(zero) == "<tf.Tensor: shape=(), dtype=int32, numpy=0>"
+
+
+def test_the_jacobian_of_a_target_the_tape_never_saw_is_unconnected():
+    c = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    w = tf.constant([[1.0, 2.0], [3.0, 4.0]], dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(w)
+    assert tape.jacobian(c, c) is None
+    zeros = tape.jacobian(c, c, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    assert zeros.shape == (2, 2, 2, 2) and not np.any(zeros.numpy())
+    watched = tape.jacobian(w, w).numpy()
+    np.testing.assert_array_equal(watched.reshape(4, 4), np.eye(4))
+    assert repr(tape.batch_jacobian(c, c)) == (
+        f"<tf.Tensor: shape=(2, 2, 2), dtype=float32, numpy=\n{ZEROS_2x2x2}, "
+        "dtype=float32)>"
+    )
+
+
+def test_batch_jacobian_is_never_none():
+    c = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    w = tf.constant([[1.0, 2.0], [3.0, 4.0]], dtype=tf.float64)
+    i = tf.constant([[1, 2], [3, 4]])
+    zero = tf.UnconnectedGradients.ZERO
+    with tf.GradientTape(persistent=True) as tape:
+        y = c * 2.0
+    head = "<tf.Tensor: shape=(2, 2, 2), dtype="
+    f32 = f"{head}float32, numpy=\n{ZEROS_2x2x2}, dtype=float32)>"
+    f64 = f"{head}float64, numpy=\n{ZEROS_2x2x2})>"
+    # zeros in the target's dtype, or in the source's when zeros are asked for
+    assert repr(tape.batch_jacobian(y, c)) == f32
+    assert repr(tape.batch_jacobian(y, w)) == f32
+    assert repr(tape.batch_jacobian(y, w, unconnected_gradients=zero)) == f64
+    assert repr(tape.batch_jacobian(y, i)) == f32
+    ints = tape.batch_jacobian(y, i, unconnected_gradients=zero)
+    assert (ints.dtype, ints.shape) == (tf.int32, (2, 2, 2))
+    cast = tape.batch_jacobian(tf.cast(c, tf.int32), tf.cast(c, tf.int32))
+    assert (cast.dtype, cast.shape) == (tf.int32, (2, 2, 2))
