@@ -83,3 +83,24 @@ def test_batch_jacobian_is_never_none():
     assert (ints.dtype, ints.shape) == (tf.int32, (2, 2, 2))
     cast = tape.batch_jacobian(tf.cast(c, tf.int32), tf.cast(c, tf.int32))
     assert (cast.dtype, cast.shape) == (tf.int32, (2, 2, 2))
+
+
+@pytest.mark.parametrize("divide", [tf.math.floordiv, tf.math.floormod])
+@pytest.mark.parametrize("dtype", [tf.int32, tf.int64])
+def test_an_integer_division_by_zero_raises(divide, dtype):
+    x, y = tf.constant([1, 2], dtype), tf.constant([0, 1], dtype)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="Integer division by zero"
+    ):
+        divide(x, y)
+    with pytest.raises(
+        tf.errors.InvalidArgumentError, match="Integer division by zero"
+    ):
+        x // y if divide is tf.math.floordiv else x % y
+
+
+def test_a_float_division_by_zero_is_still_inf_or_nan():
+    q = tf.math.floordiv(tf.constant([1.0, 0.0]), tf.constant([0.0, 0.0]))
+    assert repr(q) == (
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([inf, nan], dtype=float32)>"
+    )

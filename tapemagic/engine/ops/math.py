@@ -157,13 +157,32 @@ divide_no_nan = defop(
     ),
 )
 
+
+def _integer_divisor(y: np.ndarray) -> None:
+    if y.dtype.kind in "iu" and not np.all(y):
+        raise ValueError(
+            "Integer division by zero: the divisor holds a 0. Mask it first, e.g. "
+            "tf.where(y == 0, 1, y), or divide floats."
+        )
+
+
+def _floordiv_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    _integer_divisor(y)
+    return np.floor_divide(x, y)
+
+
+def _mod_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    _integer_divisor(y)
+    return np.mod(x, y)
+
+
 # NOTE: TensorFlow registers FloorDiv as not differentiable: gradients are None.
-floordiv = defop("floordiv", np.floor_divide)
+floordiv = defop("floordiv", _floordiv_forward)
 
 # floormod(x, y) = x - floor(x / y) * y; the floor is piecewise constant.
 mod = defop(
     "mod",
-    np.mod,
+    _mod_forward,
     (
         lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
         lambda ns, g, out, x, y: ns.unbroadcast(g * -ns.floordiv(x, y), y, out),
