@@ -104,3 +104,16 @@ def test_a_float_division_by_zero_is_still_inf_or_nan():
     assert repr(q) == (
         "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([inf, nan], dtype=float32)>"
     )
+
+
+def test_slogdet_returns_a_named_tuple():
+    r = tf.linalg.slogdet(
+        tf.constant([[[1.0, 2.0], [3.0, 4.0]], [[1.0, 1.0], [1.0, 1.0]]])
+    )
+    assert repr(r) == (
+        "LogMatrixDeterminant(sign=<tf.Tensor: shape=(2,), dtype=float32, "
+        "numpy=array([-1.,  0.], dtype=float32)>, log_abs_determinant=<tf.Tensor: "
+        "shape=(2,), dtype=float32, numpy=array([0.6931472,      -inf], "
+        "dtype=float32)>)"
+    )
+    assert r.sign is r[0] and r.log_abs_determinant is r[1]
