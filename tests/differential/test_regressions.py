@@ -117,3 +117,32 @@ def test_slogdet_returns_a_named_tuple():
         "dtype=float32)>)"
     )
     assert r.sign is r[0] and r.log_abs_determinant is r[1]
+
+
+SAME_SHAPE = {
+    "reshape": lambda x: tf.reshape(x, [1, 2]),
+    "transpose": lambda x: tf.transpose(x, perm=[0, 1]),
+    "broadcast_to": lambda x: tf.broadcast_to(x, [1, 2]),
+    "tile": lambda x: tf.tile(x, [1, 1]),
+    "pad": lambda x: tf.pad(x, [[0, 0], [0, 0]]),
+    "reverse": lambda x: tf.reverse(x, axis=[]),
+    "concat": lambda x: tf.concat([x], axis=0),
+    "squeeze": lambda x: tf.squeeze(x, axis=[]),
+}
+
+
+@pytest.mark.parametrize("op", SAME_SHAPE)
+def test_a_shape_op_that_changes_nothing_still_makes_a_new_tensor(op):
+    # an unwatched x: the op's result is not x, so its gradient is None
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        y = SAME_SHAPE[op](x)
+    assert y is not x
+    assert tape.gradient(y, x) is None
+    w = tf.Variable([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        y = SAME_SHAPE[op](w)
+    assert repr(tape.gradient(y, w)) == (
+        "<tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 1.]], "
+        "dtype=float32)>"
+    )
