@@ -146,3 +146,23 @@ def test_a_shape_op_that_changes_nothing_still_makes_a_new_tensor(op):
         "<tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 1.]], "
         "dtype=float32)>"
     )
+
+
+def test_a_variable_cast_to_its_own_dtype_is_the_variable():
+    v = tf.Variable([1.0, 2.0])
+    with tf.GradientTape(watch_accessed_variables=False, persistent=True) as tape:
+        y = tf.cast(v, tf.float32)
+        z = y * 2.0
+    assert y is v
+    assert repr(y) == (
+        "<tf.Variable 'Variable:0' shape=(2,) dtype=float32, "
+        "numpy=array([1., 2.], dtype=float32)>"
+    )
+    # the cast read nothing: the unwatched variable gets no gradient through z
+    assert tape.gradient(z, v) is None
+    assert repr(tape.gradient(y, v)) == (
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 1.], dtype=float32)>"
+    )
+    # what assign returns is read, as TensorFlow does
+    assert tf.cast(v.assign([3.0, 4.0]), tf.float32) is not v
+    assert tf.cast(v, tf.float64).dtype == tf.float64

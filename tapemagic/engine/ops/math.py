@@ -17,7 +17,12 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..namespace import TENSORS
 from ..op import apply, defop
-from ..tensor import Tensor, convert_inputs, convert_to_tensor
+from ..tensor import (
+    ResourceVariable,
+    Tensor,
+    convert_inputs,
+    convert_to_tensor,
+)
 
 __all__ = [
     "abs",
@@ -527,8 +532,10 @@ def _cast_vjp(ns, g, out, x, *, dtype):
 _cast = defop("cast", _cast_forward, _cast_vjp, saves=())
 
 
-def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor | ResourceVariable:
     """``x`` converted to ``dtype``. Differentiable between float dtypes only.
+
+    A tensor or ``tf.Variable`` that has the dtype already is returned as it is.
 
     A cast to an integer or bool dtype has no gradient, so a path through it gives
     ``None``, as in TensorFlow.
@@ -538,6 +545,10 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
         array([ 1, -1], dtype=int32)
     """
     target = dtypes.as_dtype(dtype)
+    if isinstance(x, ResourceVariable) and x.dtype._np == target._np:
+        # NOTE: a tf.Variable cast to its own dtype is returned as it is, as
+        # in TensorFlow; what assign returns, and a Keras weight, are read
+        return x
     t = convert_to_tensor(x)
     if t._value.dtype == target._np:
         return t
