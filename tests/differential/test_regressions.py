@@ -166,3 +166,29 @@ def test_a_variable_cast_to_its_own_dtype_is_the_variable():
     # what assign returns is read, as TensorFlow does
     assert tf.cast(v.assign([3.0, 4.0]), tf.float32) is not v
     assert tf.cast(v, tf.float64).dtype == tf.float64
+
+
+@pytest.mark.parametrize(
+    "values, largest, smallest",
+    [
+        ([-2.0, np.nan, 1.9], 2, 0),
+        ([np.nan, -2.0, 1.9], 2, 1),
+        ([np.nan, -np.inf], 0, 1),
+        ([np.nan, np.inf], 1, 0),
+        ([np.nan, np.nan, 1.0], 2, 2),
+        ([np.nan, np.nan], 0, 0),
+    ],
+)
+def test_argmax_and_argmin_pass_over_nan(values, largest, smallest):
+    for dtype in (tf.float32, tf.float64):
+        x = tf.constant(values, dtype)
+        assert int(tf.argmax(x)) == largest
+        assert int(tf.argmin(x)) == smallest
+
+
+def test_argmax_and_argmin_pass_over_nan_along_an_axis():
+    m = tf.constant([[np.nan, 1.0, 2.0], [2.0, np.nan, -1.0]])
+    assert tf.argmax(m, axis=0).numpy().tolist() == [1, 0, 0]
+    assert tf.argmax(m, axis=1).numpy().tolist() == [2, 0]
+    assert tf.argmin(m, axis=0).numpy().tolist() == [1, 0, 1]
+    assert tf.argmin(m, axis=1).numpy().tolist() == [1, 2]
