@@ -394,6 +394,15 @@ class GradientTape:
             tracked.update([o._id for o in outputs])
         return True
 
+    def _track_outputs(self, inputs: tuple, outputs: tuple) -> None:
+        """Track the floating outputs of a non-differentiable op that read a
+        value this tape tracks (see op._announce)."""
+        tracked = self._tracked
+        for t in inputs:
+            if t._id in tracked:
+                tracked.update([o._id for o in outputs if o._value.dtype.kind in "fc"])
+                return
+
     def _watch_variable(self, var: Variable) -> None:
         if var._id not in self._variables:
             self._variables[var._id] = var

@@ -192,3 +192,44 @@ def test_argmax_and_argmin_pass_over_nan_along_an_axis():
     assert tf.argmax(m, axis=1).numpy().tolist() == [2, 0]
     assert tf.argmin(m, axis=0).numpy().tolist() == [1, 0, 1]
     assert tf.argmin(m, axis=1).numpy().tolist() == [1, 2]
+
+
+NOT_DIFFERENTIABLE = {
+    "round": tf.round,
+    "floor": tf.floor,
+    "ceil": tf.math.ceil,
+    "ones_like": tf.ones_like,
+    "zeros_like": tf.zeros_like,
+    "floordiv": lambda a: a // 2.0,
+}
+
+
+@pytest.mark.parametrize("op", NOT_DIFFERENTIABLE)
+def test_the_output_of_an_op_without_a_gradient_stays_on_the_tape(op):
+    # TensorFlow records the op (its gradient is None): a later op on its
+    # output is recorded, and the gradient with respect to the output is not None
+    x = tf.constant([1.5, -2.0])
+    w = tf.constant([3.0, 4.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = NOT_DIFFERENTIABLE[op](x)
+        z = y * w
+    assert repr(tape.gradient(z, y)) == (
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 4.], dtype=float32)>"
+    )
+    assert tape.gradient(z, x) is None
+
+
+def test_stop_gradient_and_integer_results_leave_the_tape():
+    x = tf.constant([1.5, -2.0])
+    w = tf.constant([3.0, 4.0])
+    for cut in (
+        tf.stop_gradient,
+        lambda a: tf.cast(tf.cast(a, tf.int32), tf.float32),
+        lambda a: tf.cast(a > 0, tf.float32),
+    ):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = cut(x)
+            z = y * w
+        assert tape.gradient(z, y) is None
