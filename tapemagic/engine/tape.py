@@ -548,6 +548,7 @@ class GradientTape:
         mode = _unconnected_mode(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()
+        self._read_on_tape(target)
         y = _as_target(target, 0, what="jacobian target")
         flat_sources = _as_sources(sources)
         shape = y._value.shape
@@ -596,6 +597,7 @@ class GradientTape:
         mode = _unconnected_mode(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()
+        self._read_on_tape(target)
         y = _as_target(target, 0, what="batch_jacobian target")
         (x,) = _as_sources([source])
         yshape, xshape = y._value.shape, x._value.shape
@@ -670,6 +672,15 @@ class GradientTape:
             f"This GradientTape was never entered, so it has nothing to compute "
             f"{what}() from. Record with `with tf.GradientTape() as tape:` first."
         )
+
+    def _read_on_tape(self, target: Any) -> None:
+        # TensorFlow's jacobians first reshape the target on the tape: a
+        # variable target is read there, so a tape that watches accessed
+        # variables watches it (trainable) before it asks for the answer.
+        if isinstance(target, Variable) and self._watch_accessed:
+            variable = target._handle
+            if variable._trainable:
+                self._watch_variable(variable)
 
     def _sweep(self, seeds: dict[int, Tensor], source_ids: set[int]) -> dict:
         # A tape recording inside its own context (persistent) records its

@@ -233,3 +233,24 @@ def test_stop_gradient_and_integer_results_leave_the_tape():
             y = cut(x)
             z = y * w
         assert tape.gradient(z, y) is None
+
+
+@pytest.mark.parametrize("watch_accessed", [True, False])
+@pytest.mark.parametrize("trainable", [True, False])
+def test_a_jacobian_reads_a_variable_target_on_the_tape(watch_accessed, trainable):
+    # TensorFlow reshapes the target on the tape first: that reads the variable,
+    # which a tape watching accessed variables then watches (if trainable)
+    v = tf.Variable([1.0, 2.0], trainable=trainable)
+    m = tf.Variable([[1.0, 2.0]], trainable=trainable)
+    with tf.GradientTape(
+        persistent=True, watch_accessed_variables=watch_accessed
+    ) as tape:
+        pass
+    jac, batch = tape.jacobian(v, v), tape.batch_jacobian(m, m)
+    if watch_accessed and trainable:
+        assert jac.numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+        assert batch.numpy().tolist() == [[[1.0, 0.0], [0.0, 1.0]]]
+    else:
+        assert jac is None
+        assert batch.numpy().tolist() == [[[0.0, 0.0], [0.0, 0.0]]]
+    assert tape.gradient(v, v).numpy().tolist() == [1.0, 1.0]
