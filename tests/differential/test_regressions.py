@@ -235,6 +235,23 @@ def test_stop_gradient_and_integer_results_leave_the_tape():
         assert tape.gradient(z, y) is None
 
 
+def test_float_floordiv_is_the_floor_of_the_quotient_and_floormod_follows_fmod():
+    inf = np.inf
+    x = tf.constant(
+        [1.0, -inf, inf, 5.0, -5.0, 0.0, 7.0, inf, 1.0, -0.0, 3.0], tf.float64
+    )
+    y = tf.constant(
+        [0.1, 0.5, 2.0, inf, inf, 0.0, -2.0, inf, -0.0, 1.0, -inf], tf.float64
+    )
+    assert repr(tf.math.floordiv(x, y).numpy()) == (
+        "array([ 10., -inf,  inf,   0.,  -0.,  nan,  -4.,  nan, -inf,  -0.,  -0.])"
+    )
+    assert repr((x // y).numpy()) == repr(tf.math.floordiv(x, y).numpy())
+    assert repr(tf.math.floormod(x, y).numpy()) == (
+        "array([ 0.1,  nan,  nan,  5. ,  inf,  nan, -1. ,  nan,  nan, -0. , -inf])"
+    )
+
+
 @pytest.mark.parametrize("watch_accessed", [True, False])
 @pytest.mark.parametrize("trainable", [True, False])
 def test_a_jacobian_reads_a_variable_target_on_the_tape(watch_accessed, trainable):

@@ -173,11 +173,20 @@ def _integer_divisor(y: np.ndarray) -> None:
 
 def _floordiv_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     _integer_divisor(y)
+    if x.dtype.kind == "f":
+        # NOTE: floor(x / y), as TensorFlow's kernel: 1 // 0.1 is 10 and
+        # -inf // 0.5 is -inf (NumPy's floor_divide gives 9 and NaN)
+        return np.floor(np.true_divide(x, y))
     return np.floor_divide(x, y)
 
 
 def _mod_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     _integer_divisor(y)
+    if x.dtype.kind == "f":
+        # NOTE: fmod moved to the divisor's sign, as TensorFlow's kernel: the
+        # sign of a zero is the dividend's, and -5 % inf is inf
+        r = np.fmod(x, y)
+        return np.where((r != 0) & ((y < 0) != (r < 0)), r + y, r)
     return np.mod(x, y)
 
 
