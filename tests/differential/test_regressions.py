@@ -271,3 +271,22 @@ def test_a_jacobian_reads_a_variable_target_on_the_tape(watch_accessed, trainabl
         assert jac is None
         assert batch.numpy().tolist() == [[[0.0, 0.0], [0.0, 0.0]]]
     assert tape.gradient(v, v).numpy().tolist() == [1.0, 1.0]
+
+
+def test_clip_by_value_is_the_minimum_then_the_maximum():
+    # maximum(minimum(t, hi), lo): a lower bound above the upper one wins, and
+    # a NaN's gradient goes to the lower bound
+    nan = np.nan
+    t = tf.constant([0.0, 2.0, -3.0, nan, 1.0, 0.5, -1.0, 5.0])
+    lo = tf.constant([0.0, 1.0, -1.0, 0.0, 1.0, 2.0, -1.0, 6.0])
+    hi = tf.constant([-1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 4.0])
+    with tf.GradientTape() as tape:
+        tape.watch([t, lo, hi])
+        y = tf.clip_by_value(t, lo, hi)
+    assert repr(y.numpy()) == (
+        "array([ 0.,  1., -1., nan,  1.,  2., -1.,  6.], dtype=float32)"
+    )
+    g_t, g_lo, g_hi = tape.gradient(y, [t, lo, hi])
+    assert g_t.numpy().tolist() == [0, 0, 0, 0, 1, 0, 1, 0]
+    assert g_lo.numpy().tolist() == [1, 0, 1, 1, 0, 1, 0, 1]
+    assert g_hi.numpy().tolist() == [0, 1, 0, 0, 0, 0, 0, 0]

@@ -564,21 +564,32 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor | ResourceVariab
     return apply(_cast.op, (t,), {"dtype": target._np})
 
 
+# NOTE: clip_by_value is maximum(minimum(t, hi), lo), as TensorFlow composes
+# it: with lo > hi the answer is lo, and the gradient follows the two ops'
+# masks (minimum's first input on a tie or below, maximum's first at or above;
+# a NaN fails both comparisons, so its gradient goes to lo).
+def _clip_keeps(ns, t, lo, hi):
+    return ns.greater_equal(ns.minimum(t, hi), lo)
+
+
 def _clip_vjp_t(ns, g, out, t, lo, hi):
-    inside = ns.logical_and(ns.greater_equal(t, lo), ns.less_equal(t, hi))
+    inside = ns.logical_and(ns.less_equal(t, hi), _clip_keeps(ns, t, lo, hi))
     return ns.unbroadcast(ns.where(inside, g, 0), t, out)
 
 
 def _clip_vjp_lo(ns, g, out, t, lo, hi):
-    return ns.unbroadcast(ns.where(ns.less(t, lo), g, 0), lo, out)
+    return ns.unbroadcast(ns.where(_clip_keeps(ns, t, lo, hi), 0, g), lo, out)
 
 
 def _clip_vjp_hi(ns, g, out, t, lo, hi):
-    return ns.unbroadcast(ns.where(ns.greater(t, hi), g, 0), hi, out)
+    above = ns.logical_and(
+        ns.logical_not(ns.less_equal(t, hi)), _clip_keeps(ns, t, lo, hi)
+    )
+    return ns.unbroadcast(ns.where(above, g, 0), hi, out)
 
 
 def _clip_forward(t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    return np.minimum(np.maximum(t, lo), hi)
+    return np.maximum(np.minimum(t, hi), lo)
 
 
 _clip = defop("clip_by_value", _clip_forward, (_clip_vjp_t, _clip_vjp_lo, _clip_vjp_hi))
