@@ -141,7 +141,9 @@ def _scan(g: Draft, row: Row) -> Any:
 
 
 def _softmax(g: Draft, row: Row) -> Any:
-    x = g.operand(FLOAT, min_rank=1)
+    # finite: TensorFlow's softmax kernels turn NaN and inf logits into NaN
+    # their own way (softmax([nan, 0.]) is [nan, 0.]; docs/RELIABILITY.md)
+    x = g.operand(FLOAT, min_rank=1, finite=True)
     return [x], {"axis": -1}, (x.shape, x.dtype)
 
 
@@ -292,9 +294,10 @@ def _shape_query(g: Draft, row: Row) -> Any:
 def _matrix(g: Draft, row: Row) -> Any:
     n = g.draw(st.integers(1, 3))
     dtype = g.draw(st.sampled_from(FLOAT))
-    if row.path in ("linalg.inv", "linalg.solve"):
-        # finite: TensorFlow calls a matrix with NaN not invertible from its
-        # LU pivots, where NumPy's LAPACK returns NaN (docs/RELIABILITY.md)
+    if row.path in ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet"):
+        # finite: from its LU pivots TensorFlow calls a matrix with NaN not
+        # invertible, and its slogdet's sign NaN, where NumPy's LAPACK gives
+        # NaN and a sign of 1 (docs/RELIABILITY.md)
         a = g.source((n, n), dtype, finite=True)
     else:
         a = g.pick(
