@@ -295,10 +295,13 @@ def _matrix(g: Draft, row: Row) -> Any:
     n = g.draw(st.integers(1, 3))
     dtype = g.draw(st.sampled_from(FLOAT))
     if row.path in ("linalg.inv", "linalg.solve", "linalg.det", "linalg.slogdet"):
-        # finite: from its LU pivots TensorFlow calls a matrix with NaN not
-        # invertible, and its slogdet's sign NaN, where NumPy's LAPACK gives
-        # NaN and a sign of 1 (docs/RELIABILITY.md)
-        a = g.source((n, n), dtype, finite=True)
+        # invertible, a a^T + n I: TensorFlow's backprop runs the gradient of
+        # every op the target depends on, and these invert their matrix, so a
+        # singular one raises even for an unrelated source; one holding NaN is
+        # "not invertible" there (docs/RELIABILITY.md)
+        m = g.array((n, n), dtype, finite=True)
+        spd = (m @ m.T + n * np.eye(n)).astype(dtype)
+        a = g.source((n, n), dtype, value=spd)
     else:
         a = g.pick(
             lambda v: (
