@@ -382,16 +382,28 @@ def _announce(
 ) -> None:
     """Record an op that ran on every tape that watches one of its inputs, and
     tell the listeners (see recorder.py) which tapes did; ``reads`` (see
-    :func:`apply`) reach the listeners only, as inputs without a gradient."""
+    :func:`apply`) reach the listeners only, as inputs without a gradient.
+
+    A non-differentiable op is not recorded, but its floating outputs stay
+    on the tapes that track an input, as TensorFlow's tape records the op
+    (with a None gradient): a later op on them is recorded, and a gradient
+    with respect to them is not None. TensorFlow's tape skips stop_gradient.
+    """
     st = state
     tapes = st.tapes
     if not st.observers:
         if tapes and op.vjp is not None:
             for tape in tapes:
                 tape._record(op, inputs, outputs, params)
+        elif tapes and op.name != "stop_gradient":
+            for tape in tapes:
+                tape._track_outputs(inputs, outputs)
         return
     recorded = ()
-    if tapes and op.vjp is not None:
+    if tapes and op.vjp is None and op.name != "stop_gradient":
+        for tape in tapes:
+            tape._track_outputs(inputs, outputs)
+    elif tapes and op.vjp is not None:
         if len(tapes) == 1:  # the common case: no list to build
             tape = tapes[0]
             if tape._record(op, inputs, outputs, params):

@@ -394,6 +394,15 @@ class GradientTape:
             tracked.update([o._id for o in outputs])
         return True
 
+    def _track_outputs(self, inputs: tuple, outputs: tuple) -> None:
+        """Track the floating outputs of a non-differentiable op that read a
+        value this tape tracks (see op._announce)."""
+        tracked = self._tracked
+        for t in inputs:
+            if t._id in tracked:
+                tracked.update([o._id for o in outputs if o._value.dtype.kind in "fc"])
+                return
+
     def _watch_variable(self, var: Variable) -> None:
         if var._id not in self._variables:
             self._variables[var._id] = var
@@ -507,7 +516,7 @@ class GradientTape:
         wanted = _differentiable_ids(flat_sources, self._tracked, "gradient")
         grads = self._sweep(seeds, wanted)
         results = [
-            _result(grads.get(s._id), s, mode, s._value.shape) for s in flat_sources
+            _identity_or_result(grads.get(s._id), s, seeds, mode) for s in flat_sources
         ]
         self._finish()
         return nest.pack_sequence_as(sources, results)
@@ -539,13 +548,18 @@ class GradientTape:
         mode = _unconnected_mode(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()
+        self._read_on_tape(target)
         y = _as_target(target, 0, what="jacobian target")
         flat_sources = _as_sources(sources)
         shape = y._value.shape
         size = y._value.size
         wanted = _differentiable_ids(flat_sources, self._tracked, "jacobian")
         eye = np.eye(size, dtype=y._value.dtype).reshape((size,) + shape)
-        grads = self._chunked_sweeps(y, eye, wanted, flat_sources)
+        grads = {}
+        if y._id in self._tracked:
+            # NOTE: a target the tape never saw is unconnected even to itself:
+            # TensorFlow reshapes it on the tape first, which records nothing.
+            grads = self._chunked_sweeps(y, eye, wanted, flat_sources)
         results = []
         for s in flat_sources:
             g = grads.get(s._id)
@@ -563,12 +577,13 @@ class GradientTape:
         unconnected_gradients: Any = UnconnectedGradients.NONE,
         parallel_iterations: int | None = None,
         experimental_use_pfor: bool = True,
-    ) -> Tensor | None:
+    ) -> Tensor:
         """Per-example jacobians: ``result[b] = jacobian(target[b], source[b])``.
 
         Assumes, as TensorFlow does, that example ``b`` of the target depends only on
-        example ``b`` of the source. Unconnected gives zeros in the target's dtype,
-        as TensorFlow does, unless the source cannot have a gradient at all.
+        example ``b`` of the source. Unconnected gives zeros in the target's dtype
+        (in the source's with ``UnconnectedGradients.ZERO``), never None, as
+        TensorFlow does.
 
         Raises:
             ValueError: if target or source has rank < 2 or their batch sizes differ.
@@ -582,6 +597,7 @@ class GradientTape:
         mode = _unconnected_mode(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()
+        self._read_on_tape(target)
         y = _as_target(target, 0, what="batch_jacobian target")
         (x,) = _as_sources([source])
         yshape, xshape = y._value.shape, x._value.shape
@@ -600,13 +616,16 @@ class GradientTape:
         eye = np.eye(rows, dtype=y._value.dtype).reshape((rows, 1) + yshape[1:])
         seed = np.broadcast_to(eye, (rows,) + yshape)
         wanted = _differentiable_ids([x], self._tracked, "batch_jacobian")
-        g = self._chunked_sweeps(y, seed, wanted, [x]).get(x._id)
+        g = None
+        if y._id in self._tracked:  # as in jacobian
+            g = self._chunked_sweeps(y, seed, wanted, [x]).get(x._id)
         self._finish()
         out_shape = yshape + xshape[1:]
-        if g is None:
-            if mode is UnconnectedGradients.NONE and not wanted:
-                return None
-            return constant_of(np.zeros(out_shape, y._value.dtype))
+        if g is None or x._value.dtype.kind not in "fc":
+            # NOTE: never None, as in TensorFlow: zeros in the target's dtype,
+            # or in the source's when zeros were asked for (each row's answer)
+            zero = x if mode is UnconnectedGradients.ZERO else y
+            return constant_of(np.zeros(out_shape, zero._value.dtype))
         g = _shape.transpose(g, (1, 0) + tuple(range(2, g._value.ndim)))
         return _shape.reshape(g, out_shape)
 
@@ -653,6 +672,15 @@ class GradientTape:
             f"This GradientTape was never entered, so it has nothing to compute "
             f"{what}() from. Record with `with tf.GradientTape() as tape:` first."
         )
+
+    def _read_on_tape(self, target: Any) -> None:
+        # TensorFlow's jacobians first reshape the target on the tape: a
+        # variable target is read there, so a tape that watches accessed
+        # variables watches it (trainable) before it asks for the answer.
+        if isinstance(target, Variable) and self._watch_accessed:
+            variable = target._handle
+            if variable._trainable:
+                self._watch_variable(variable)
 
     def _sweep(self, seeds: dict[int, Tensor], source_ids: set[int]) -> dict:
         # A tape recording inside its own context (persistent) records its
@@ -834,6 +862,15 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
         previous = seeds.get(t._id)
         seeds[t._id] = seed if previous is None else previous + seed
     return seeds
+
+
+def _identity_or_result(g: Tensor | None, source: Tensor, seeds: dict,
+                        mode: UnconnectedGradients) -> Tensor | None:  # fmt: skip
+    # NOTE: a source that is a target gets its seed whatever its dtype:
+    # TensorFlow's gradient(x, x) of an int32 x is an int32 1.
+    if source._value.dtype.kind not in "fc" and source._id in seeds:
+        return seeds[source._id]
+    return _result(g, source, mode, source._value.shape)
 
 
 def _result(g: Tensor | None, source: Tensor, mode: UnconnectedGradients,

@@ -444,7 +444,8 @@ OTHERS = [
     Spec(
         "clip_by_value",
         tf.clip_by_value,
-        lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi),
+        # TensorFlow: maximum(minimum(x, hi), lo), so lo wins when lo > hi
+        lambda x, lo, hi: np.maximum(np.minimum(x, hi), lo),
         3,
     ),
     Spec(

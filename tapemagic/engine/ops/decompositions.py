@@ -9,7 +9,7 @@ of a cotangent broadcast through matmul and solve.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -19,6 +19,7 @@ from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from . import shape
 
 __all__ = [
+    "LogMatrixDeterminant",
     "cholesky",
     "det",
     "inv",
@@ -169,7 +170,14 @@ _slogdet = defop(
 )
 
 
-def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
+class LogMatrixDeterminant(NamedTuple):
+    """What :func:`slogdet` returns, named and printed as in TensorFlow."""
+
+    sign: Tensor
+    log_abs_determinant: Tensor
+
+
+def slogdet(input: Any, name: str | None = None) -> LogMatrixDeterminant:
     """The sign and the log of the absolute value of each matrix's determinant.
 
     ``log|det|`` does not overflow where ``det`` would. Its gradient is
@@ -181,7 +189,8 @@ def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
         name: ignored; accepted for TensorFlow compatibility.
 
     Returns:
-        ``(sign, log_abs_determinant)``, each of shape ``input.shape[:-2]``.
+        ``LogMatrixDeterminant(sign, log_abs_determinant)``, each of shape
+        ``input.shape[:-2]``.
 
     Raises:
         InvalidArgumentError: if a matrix is not square, or the rank is < 2.
@@ -192,7 +201,8 @@ def slogdet(input: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
         >>> float(sign), round(float(log_abs), 4)
         (-1.0, 0.6931)
     """
-    return apply(_slogdet.op, (_matrix_input(input, "slogdet"),), {})
+    sign, log_abs = apply(_slogdet.op, (_matrix_input(input, "slogdet"),), {})
+    return LogMatrixDeterminant(sign, log_abs)
 
 
 def _solve_forward(a: np.ndarray, b: np.ndarray, *, adjoint: bool) -> np.ndarray:

@@ -17,7 +17,12 @@ from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..namespace import TENSORS
 from ..op import apply, defop
-from ..tensor import Tensor, convert_inputs, convert_to_tensor
+from ..tensor import (
+    ResourceVariable,
+    Tensor,
+    convert_inputs,
+    convert_to_tensor,
+)
 
 __all__ = [
     "abs",
@@ -157,13 +162,41 @@ divide_no_nan = defop(
     ),
 )
 
+
+def _integer_divisor(y: np.ndarray) -> None:
+    if y.dtype.kind in "iu" and not np.all(y):
+        raise ValueError(
+            "Integer division by zero: the divisor holds a 0. Mask it first, e.g. "
+            "tf.where(y == 0, 1, y), or divide floats."
+        )
+
+
+def _floordiv_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    _integer_divisor(y)
+    if x.dtype.kind == "f":
+        # NOTE: floor(x / y), as TensorFlow's kernel: 1 // 0.1 is 10 and
+        # -inf // 0.5 is -inf (NumPy's floor_divide gives 9 and NaN)
+        return np.floor(np.true_divide(x, y))
+    return np.floor_divide(x, y)
+
+
+def _mod_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    _integer_divisor(y)
+    if x.dtype.kind == "f":
+        # NOTE: fmod moved to the divisor's sign, as TensorFlow's kernel: the
+        # sign of a zero is the dividend's, and -5 % inf is inf
+        r = np.fmod(x, y)
+        return np.where((r != 0) & ((y < 0) != (r < 0)), r + y, r)
+    return np.mod(x, y)
+
+
 # NOTE: TensorFlow registers FloorDiv as not differentiable: gradients are None.
-floordiv = defop("floordiv", np.floor_divide)
+floordiv = defop("floordiv", _floordiv_forward)
 
 # floormod(x, y) = x - floor(x / y) * y; the floor is piecewise constant.
 mod = defop(
     "mod",
-    np.mod,
+    _mod_forward,
     (
         lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
         lambda ns, g, out, x, y: ns.unbroadcast(g * -ns.floordiv(x, y), y, out),
@@ -508,8 +541,10 @@ def _cast_vjp(ns, g, out, x, *, dtype):
 _cast = defop("cast", _cast_forward, _cast_vjp, saves=())
 
 
-def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor | ResourceVariable:
     """``x`` converted to ``dtype``. Differentiable between float dtypes only.
+
+    A tensor or ``tf.Variable`` that has the dtype already is returned as it is.
 
     A cast to an integer or bool dtype has no gradient, so a path through it gives
     ``None``, as in TensorFlow.
@@ -519,27 +554,42 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
         array([ 1, -1], dtype=int32)
     """
     target = dtypes.as_dtype(dtype)
+    if isinstance(x, ResourceVariable) and x.dtype._np == target._np:
+        # NOTE: a tf.Variable cast to its own dtype is returned as it is, as
+        # in TensorFlow; what assign returns, and a Keras weight, are read
+        return x
     t = convert_to_tensor(x)
     if t._value.dtype == target._np:
         return t
     return apply(_cast.op, (t,), {"dtype": target._np})
 
 
+# NOTE: clip_by_value is maximum(minimum(t, hi), lo), as TensorFlow composes
+# it: with lo > hi the answer is lo, and the gradient follows the two ops'
+# masks (minimum's first input on a tie or below, maximum's first at or above;
+# a NaN fails both comparisons, so its gradient goes to lo).
+def _clip_keeps(ns, t, lo, hi):
+    return ns.greater_equal(ns.minimum(t, hi), lo)
+
+
 def _clip_vjp_t(ns, g, out, t, lo, hi):
-    inside = ns.logical_and(ns.greater_equal(t, lo), ns.less_equal(t, hi))
+    inside = ns.logical_and(ns.less_equal(t, hi), _clip_keeps(ns, t, lo, hi))
     return ns.unbroadcast(ns.where(inside, g, 0), t, out)
 
 
 def _clip_vjp_lo(ns, g, out, t, lo, hi):
-    return ns.unbroadcast(ns.where(ns.less(t, lo), g, 0), lo, out)
+    return ns.unbroadcast(ns.where(_clip_keeps(ns, t, lo, hi), 0, g), lo, out)
 
 
 def _clip_vjp_hi(ns, g, out, t, lo, hi):
-    return ns.unbroadcast(ns.where(ns.greater(t, hi), g, 0), hi, out)
+    above = ns.logical_and(
+        ns.logical_not(ns.less_equal(t, hi)), _clip_keeps(ns, t, lo, hi)
+    )
+    return ns.unbroadcast(ns.where(above, g, 0), hi, out)
 
 
 def _clip_forward(t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    return np.minimum(np.maximum(t, lo), hi)
+    return np.maximum(np.minimum(t, hi), lo)
 
 
 _clip = defop("clip_by_value", _clip_forward, (_clip_vjp_t, _clip_vjp_lo, _clip_vjp_hi))

@@ -427,11 +427,23 @@ def reduce_logsumexp(
 
 # -- argmax, argmin (not differentiable) -------------------------------------------
 
+
+def _without_nan(x: np.ndarray, fill: float) -> np.ndarray:
+    # NOTE: TensorFlow's kernels pass over NaN (every comparison with it is
+    # false): argmax([nan, 1.]) is 1, and an all-NaN row gives 0. NumPy picks
+    # the first NaN; NaN as -inf (argmax) or +inf (argmin) picks as TF does.
+    if x.dtype.kind == "f" and np.isnan(x).any():
+        return np.where(np.isnan(x), fill, x)
+    return x
+
+
 _argmax = defop(
-    "argmax", lambda x, *, axis, dtype: np.argmax(x, axis=axis).astype(dtype)
+    "argmax",
+    lambda x, *, axis, dtype: np.argmax(_without_nan(x, -np.inf), axis).astype(dtype),
 )
 _argmin = defop(
-    "argmin", lambda x, *, axis, dtype: np.argmin(x, axis=axis).astype(dtype)
+    "argmin",
+    lambda x, *, axis, dtype: np.argmin(_without_nan(x, np.inf), axis).astype(dtype),
 )
 
 

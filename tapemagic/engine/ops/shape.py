@@ -27,6 +27,7 @@ from .indexing import (
     getitem_variable,
     slice_,
 )
+from .math import identity
 
 __all__ = [
     "broadcast_to",
@@ -78,8 +79,6 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(tensor)
     new = static_shape(shape, "reshape")
     reads = shape_reads(shape)
-    if new == x._value.shape and not reads:
-        return x
     if -1 not in new and int(np.prod(new, dtype=np.int64)) != x._value.size:
         raise InvalidArgumentError(
             f"Cannot reshape a tensor with {x._value.size} elements to shape "
@@ -126,8 +125,6 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False,
             op="transpose",
         )
     perm = tuple(p % ndim for p in perm)
-    if perm == tuple(range(ndim)):
-        return x
     return apply(_transpose.op, (x,), {"perm": perm})
 
 
@@ -183,8 +180,6 @@ def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     x = convert_to_tensor(input)
     reads = shape_reads(shape)
     shape = static_shape(shape, "broadcast_to")
-    if shape == x._value.shape and not reads:
-        return x
     return apply(_broadcast_to.op, (x,), {"shape": shape}, reads)
 
 
@@ -287,7 +282,7 @@ def concat(values: list, axis: int, name: str | None = None) -> Tensor:
     if not -ndim <= axis < ndim:
         raise ValueError(f"concat: axis {axis} is out of range for rank {ndim}.")
     if len(items) == 1:
-        return items[0]
+        return identity(items[0])  # a new tensor, as TensorFlow's concat gives
     return apply(_concat.op, items, {"axis": axis % ndim})
 
 
@@ -422,8 +417,6 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
             f"Expected multiples to be non-negative, but got {list(reps)}.", op="tile"
         )
     reads = shape_reads(multiples)
-    if all(m == 1 for m in reps) and not reads:
-        return x
     return apply(_tile.op, (x,), {"multiples": reps}, reads)
 
 
@@ -436,13 +429,13 @@ def _pad_vjp(ns, g, out, x, *, paddings, constant):
     return (ns.strided_slice(g, key=(Ellipsis,) + middle),)
 
 
-_pad = defop(
-    "pad",
-    lambda x, *, paddings, constant: np.pad(
-        x, paddings, mode="constant", constant_values=constant
-    ),
-    _pad_vjp,
-)
+def _pad_forward(x: np.ndarray, *, paddings: tuple, constant: Any) -> np.ndarray:
+    if not paddings:  # a scalar: NumPy refuses an empty pad_width
+        return x
+    return np.pad(x, paddings, mode="constant", constant_values=constant)
+
+
+_pad = defop("pad", _pad_forward, _pad_vjp)
 
 
 def _mirror_pad(x: Tensor, paddings: tuple, reflect: bool) -> Tensor:
@@ -522,8 +515,6 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
             f"pad: paddings must be non-negative, got {[list(p) for p in pairs]}.",
             op="pad",
         )
-    if not any(lo or hi for lo, hi in pairs):
-        return x
     if mode_name == "CONSTANT":
         fill = convert_inputs((x, constant_values))[1]._value
         if fill.ndim:
@@ -582,8 +573,6 @@ def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
             "axis once.",
             op="reverse",
         )
-    if not axes:
-        return x
     return apply(_reverse.op, (x,), {"axes": tuple(sorted(axes))})
 
 
