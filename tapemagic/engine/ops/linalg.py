@@ -84,7 +84,10 @@ def _matmul_vjp_b(ns, g, out, a, b, *, transpose_a, transpose_b):
 
 
 _matmul = defop(
-    "matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b), saves=("a", "b")
+    "matmul",
+    _matmul_forward,
+    (_matmul_vjp_a, _matmul_vjp_b),
+    saves={"a": ("b",), "b": ("a",)},
 )
 
 
