@@ -22,6 +22,7 @@ identical results (tests/engine/ops/gradcheck.py).
 from __future__ import annotations
 
 import inspect
+import math
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -375,22 +376,28 @@ class Stub:
     the values that input's gradient needs back, while they are alive.
     """
 
-    __slots__ = ("_id", "dtype", "ndim", "shape", "size", "source", "op", "reason")
+    __slots__ = ("_id", "dtype", "shape", "source", "op", "reason")
 
     def __init__(self, t: Tensor, op: Op | None = None) -> None:
+        # (slim builds stubs without this call: it is on the recording path)
         value = t._value
         self._id = t._id
         self.shape = value.shape
         self.dtype = value.dtype
-        self.ndim = value.ndim
-        self.size = value.size
-        self.source = weakref.ref(t)
+        self.source = _weakref(t)
         self.op = op
-        self.reason: str | None = None
 
     @property
     def _value(self) -> Stub:
         return self
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return _prod(self.shape)
 
     def tensor(self) -> Tensor | None:
         """The tensor this stub stands for, if it is still alive."""
@@ -399,7 +406,7 @@ class Stub:
     def _refuse(self, *args: Any, **kwargs: Any) -> Any:
         what = f"the gradient of {self.op.name}" if self.op else "a gradient"
         raise RuntimeError(
-            self.reason
+            getattr(self, "reason", None)
             or f"{what} read a value of shape {self.shape} that its node does not "
             "keep: the op's `saves` declaration in defop leaves it out. Add the "
             "value's name to `saves` (for the inputs whose VJP reads it)."
@@ -423,9 +430,21 @@ def slim(op: Op, inputs: tuple, outputs: tuple, dropped: tuple) -> tuple[tuple, 
     for i in dropped:
         values, j = (outputs, 0) if i < 0 else (inputs, i)
         t = values[j]
-        if t._value.nbytes >= minimum:
-            values[j] = Stub(t, op)
+        value = t._value
+        if value.nbytes >= minimum:
+            stub = _new_object(Stub)  # Stub(t, op), without the call
+            stub._id = t._id
+            stub.shape = value.shape
+            stub.dtype = value.dtype
+            stub.source = _weakref(t)
+            stub.op = op
+            values[j] = stub
     return tuple(inputs), tuple(outputs)
+
+
+_new_object = object.__new__
+_weakref = weakref.ref
+_prod = math.prod
 
 
 def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -> Any:
@@ -437,8 +456,11 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -
     no gradient, so what set the op's result is in the explanation graph.
     """
     try:
-        if len(inputs) == 1:
+        n = len(inputs)
+        if n == 1:
             value = op.forward(inputs[0]._value, **params)
+        elif n == 2:
+            value = op.forward(inputs[0]._value, inputs[1]._value, **params)
         else:
             value = op.forward(*[t._value for t in inputs], **params)
     except (ValueError, IndexError, TypeError) as err:

@@ -31,12 +31,13 @@ from . import op as _op
 from .backprop import backward, sweep_observers
 from .context import new_id, state
 from .dtypes import from_numpy
-from .eager_tensor import _ref, tensor_of
+from .eager_tensor import EagerTensor, _ref, tensor_of
 from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
 from .op import Op, Stub, slim
 from .ops import shape as _shape
 from .tensor import Tensor, Variable, convert_to_tensor
 from .tensor import array_of as _array_of
+from .variable import ResourceVariable
 
 __all__ = [
     "GradientTape",
@@ -546,19 +547,30 @@ class GradientTape:
             TypeError, ValueError: for targets, sources or output gradients that
                 are not tensors or do not fit.
         """
-        self._check_usable("gradient")
+        if self._nodes is None:
+            self._check_usable("gradient")
         mode = _unconnected_mode(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()
-        flat_targets = [_as_target(t, i) for i, t in enumerate(nest.flatten(target))]
+        if type(target) is EagerTensor:  # the common case: one tensor
+            flat_targets = [target]
+        else:
+            flat_targets = [
+                _as_target(t, i) for i, t in enumerate(nest.flatten(target))
+            ]
         flat_sources = _as_sources(sources)
         seeds = _seeds(flat_targets, output_gradients)
         wanted = _differentiable_ids(flat_sources, self._tracked, "gradient")
         grads = self._sweep(seeds, wanted)
         results = [
-            _result(grads.get(s._id), s, mode, s._value.shape) for s in flat_sources
+            g
+            if (g := grads.get(s._id)) is not None and s._id in wanted
+            else _result(g, s, mode, s._value.shape)
+            for s in flat_sources
         ]
         self._finish()
+        if type(sources) is list and all(type(s) in _LEAVES for s in sources):
+            return results  # a flat list of tensors or variables, as given
         return nest.pack_sequence_as(sources, results)
 
     @_explained
@@ -816,7 +828,24 @@ def _as_target(value: Any, index: int, what: str = "target") -> Tensor:
     )
 
 
+# The two concrete classes of sources, which the fast paths test for exactly.
+_LEAVES = (EagerTensor, ResourceVariable)
+
+
 def _as_sources(sources: Any) -> list:
+    if type(sources) is list:
+        # A flat list of variables (model.trainable_variables) or tensors.
+        out = []
+        for s in sources:
+            cls = type(s)
+            if cls is ResourceVariable:
+                out.append(s._snapshot)
+            elif cls is EagerTensor:
+                out.append(s)
+            else:
+                break
+        else:
+            return out
     flat = nest.flatten(sources)
     out = []
     for i, s in enumerate(flat):
@@ -867,7 +896,9 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
     seeds: dict[int, Tensor] = {}
     for i, (t, og) in enumerate(zip(targets, given)):
         if og is None:
-            seed = tensor_of(np.ones(t._value.shape, t._value.dtype))
+            shape, dtype = t._value.shape, t._value.dtype
+            # (np.array of a number is a C call; np.ones goes through Python)
+            seed = tensor_of(np.ones(shape, dtype) if shape else np.array(1, dtype))
         else:
             seed = convert_to_tensor(og, dtype_hint=from_numpy(t._value.dtype))
             if seed._value.shape != t._value.shape:

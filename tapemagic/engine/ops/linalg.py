@@ -43,7 +43,8 @@ __all__ = [
 
 
 def _mT(a: np.ndarray) -> np.ndarray:
-    return np.swapaxes(a, -1, -2)
+    # .T of a matrix is an attribute read; np.swapaxes goes through Python.
+    return a.T if a.ndim == 2 else np.swapaxes(a, -1, -2)
 
 
 def _matmul_forward(a: np.ndarray, b: np.ndarray, *, transpose_a: bool,
