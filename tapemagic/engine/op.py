@@ -35,6 +35,7 @@ from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .namespace import register
 from .tensor import Tensor, convert_inputs
+from .variable import ResourceVariable
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
 
@@ -256,13 +257,19 @@ def defop(
     elif same_dtype and n_inputs == 2 and not multi_output:
 
         def fn(x: Any, y: Any, name: str | None = None, **params: Any) -> Any:
-            # Two tensors of one dtype need no conversion at all.
+            # Two tensors of one dtype need no conversion at all; a tensor
+            # and a variable (h + b) only the variable's read.
             if not (
                 type(x) is EagerTensor
                 and type(y) is EagerTensor
                 and x._value.dtype == y._value.dtype
             ):
-                x, y = convert_inputs((x, y))
+                if type(x) is EagerTensor and type(y) is ResourceVariable:
+                    y = y._read()
+                    if x._value.dtype != y._value.dtype:
+                        x, y = convert_inputs((x, y))  # raises the mismatch
+                else:
+                    x, y = convert_inputs((x, y))
             try:
                 if params:
                     result = tensor_of(forward_(x._value, y._value, **params))
