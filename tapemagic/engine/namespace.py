@@ -26,7 +26,8 @@ Two exceptions, each bound by the module that declares the op: ``TENSORS.where``
 is the TensorFlow wrapper, which converts ``x`` and ``y`` together (so
 ``ns.where(c, g, 0)`` keeps g's dtype), and a helper that needs its own code on
 each kind of value is added with :func:`register_helper` (``minus_one_hot``,
-an in-place update on arrays).
+an in-place update on arrays; ``xent_softmax``, on arrays the softmax from the
+exponentials the sparse cross entropy's forward computed).
 """
 
 from __future__ import annotations
