@@ -32,7 +32,7 @@ def test_the_engine_benchmark_verifies_every_workload_and_prints_its_table():
         "jacobian",
         "batch_jacobian",
         "hessian",
-        "peak memory, 500 ops on (256,256) + gradient",
+        "peak memory, 500-op chain on (256,256) + gradient",
         "fresh process: import + first gradient",
         "fresh process, bytecode cached: import + first gradient",
     ]

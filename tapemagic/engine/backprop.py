@@ -159,6 +159,7 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
                   reach: set[int], reached: Any) -> dict:  # fmt: skip
     """The sweep on NumPy arrays: each op's VJP in the array namespace."""
     ns = ARRAYS
+    get, pop = grads.get, grads.pop
     for node in reversed(relevant):
         op, inputs, outputs, params = node
         if op.multi_output:
@@ -171,7 +172,7 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
             out = tuple([o._value for o in outputs])
         else:
             key = outputs[0]._id
-            g = grads.get(key) if key in source_ids else grads.pop(key, None)
+            g = get(key) if key in source_ids else pop(key, None)
             if g is None:
                 continue
             out = outputs[0]._value
@@ -189,25 +190,40 @@ def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
             # mapping unpacked costs more than most VJPs on small arrays.)
             if len(inputs) == 1 and not op.per_input:  # most ops: no lists
                 (t,) = inputs
-                if t._id in reach:
+                key = t._id
+                if key in reach:
                     if params:
                         (gt,) = vjp(ns, g, out, t._value, **params)
                     else:
                         (gt,) = vjp(ns, g, out, t._value)
                     if gt is not None:
-                        key = t._id
-                        previous = grads.get(key)
+                        previous = get(key)
                         grads[key] = gt if previous is None else previous + gt
                 continue
-            if op.per_input and len(inputs) == 2 and not params:  # add, multiply
+            if op.per_input and len(inputs) == 2:  # add, multiply, matmul
                 a, b = inputs
-                fa, fb = vjp
-                pairs = []
-                if fa is not None and a._id in reach:
-                    pairs.append((a, fa(ns, g, out, a._value, b._value)))
-                if fb is not None and b._id in reach:
-                    pairs.append((b, fb(ns, g, out, a._value, b._value)))
-            elif op.per_input:
+                fa, fb = vjp[0], vjp[1]
+                ka, kb = a._id, b._id
+                ga = gb = None
+                if fa is not None and ka in reach:
+                    if params:
+                        ga = fa(ns, g, out, a._value, b._value, **params)
+                    else:
+                        ga = fa(ns, g, out, a._value, b._value)
+                if fb is not None and kb in reach:
+                    if params:
+                        gb = fb(ns, g, out, a._value, b._value, **params)
+                    else:
+                        gb = fb(ns, g, out, a._value, b._value)
+                # (both computed first: the fallback below starts afresh)
+                if ga is not None:
+                    previous = get(ka)
+                    grads[ka] = ga if previous is None else previous + ga
+                if gb is not None:
+                    previous = get(kb)
+                    grads[kb] = gb if previous is None else previous + gb
+                continue
+            if op.per_input:
                 values = [t._value for t in inputs]
                 pairs = [
                     (t, fn(ns, g, out, *values, **params))

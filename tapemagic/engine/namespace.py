@@ -26,13 +26,16 @@ Two exceptions, each bound by the module that declares the op: ``TENSORS.where``
 is the TensorFlow wrapper, which converts ``x`` and ``y`` together (so
 ``ns.where(c, g, 0)`` keeps g's dtype), and a helper that needs its own code on
 each kind of value is added with :func:`register_helper` (``minus_one_hot``,
-an in-place update on arrays).
+an in-place update on arrays; ``xent_softmax``, on arrays the softmax from the
+exponentials the sparse cross entropy's forward computed).
 """
 
 from __future__ import annotations
 
 from operator import attrgetter
 from typing import Any
+
+import numpy as np
 
 from .tensor import Tensor
 
@@ -114,13 +117,19 @@ ARRAYS: Namespace = _Arrays()
 
 
 def _unbroadcast_arrays(g: Any, x: Any, out: Any) -> Any:
-    # The common case, nothing to sum, in plain attribute reads and no bound
-    # method: the array sweep runs it for each input of every binary op.
-    if g.shape[g.ndim - out.ndim :] == x.shape:
+    # The common cases in plain attribute reads and no bound method (the array
+    # sweep runs this for each input of every binary op): nothing to sum, or,
+    # without batch axes, only prepended axes (a bias), summed as reduce_sum.
+    gshape, shape = g.shape, x.shape
+    if gshape[g.ndim - out.ndim :] == shape:
         return g
+    lead = g.ndim - len(shape)
+    if g.ndim == out.ndim and gshape[lead:] == shape:
+        return _add_reduce(g, axis=tuple(range(lead)), keepdims=False, dtype=g.dtype)
     return Namespace.unbroadcast(ARRAYS, g, x, out)
 
 
+_add_reduce = np.add.reduce
 ARRAYS.unbroadcast = _unbroadcast_arrays
 
 

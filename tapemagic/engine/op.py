@@ -22,6 +22,8 @@ identical results (tests/engine/ops/gradcheck.py).
 from __future__ import annotations
 
 import inspect
+import math
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -33,6 +35,7 @@ from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .namespace import register
 from .tensor import Tensor, convert_inputs
+from .variable import ResourceVariable
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
 
@@ -55,7 +58,13 @@ class Op:
             custom gradients (multi-output ops whose VJP is a user function
             written for tensors), which a sweep on arrays runs on wrapped arrays
             instead.
-        keep_inputs, keep_output: which values a recorded node keeps for the VJP.
+        reads: per input, the positions of the values its VJP reads (the
+            inputs' positions, -1 for the output), or None: every value.
+        dropped: the positions a node may hold as stubs whichever inputs need
+            a gradient; ``drops[mask]``, when the op declares its reads per
+            input, the positions it may hold as stubs when the inputs in
+            ``mask`` (bit ``i`` for input ``i``) need one (see ``saves`` in
+            :func:`defop`).
         singular: where the op can give inf or NaN at finite inputs:
             ``"derivative"`` (its derivative is infinite or undefined somewhere:
             log, sqrt, division), ``"value"`` (its value overflows: exp, cosh),
@@ -73,9 +82,9 @@ class Op:
         "multi_output",
         "batched",
         "same_dtype",
-        "keep_inputs",
-        "keep_output",
+        "reads",
         "dropped",
+        "drops",
         "singular",
         "doc",
     )
@@ -90,8 +99,7 @@ class Op:
         multi_output: bool = False,
         batched: bool = True,
         same_dtype: bool = True,
-        keep_inputs: tuple[bool, ...] | None = None,
-        keep_output: bool = True,
+        reads: tuple[frozenset[int], ...] | None = None,
         on_arrays: bool = True,
         singular: str | None = None,
     ) -> None:
@@ -110,15 +118,11 @@ class Op:
         self.multi_output = multi_output
         self.batched = batched
         self.same_dtype = same_dtype
-        # What a recorded node keeps: None keeps every input; otherwise a flag per
-        # input. Values not kept become shape-only stubs (see `saves` in defop).
-        self.keep_inputs = keep_inputs
-        self.keep_output = keep_output
-        # Positions of the inputs a node may replace by stubs; -1 for the output.
-        self.dropped = tuple(
-            [i for i, k in enumerate(keep_inputs or ()) if not k]
-            + ([] if keep_output else [-1])
-        )
+        # What a recorded node keeps (see `saves` in defop): the values read by
+        # the VJPs of the inputs that need a gradient; the others may become
+        # shape-only stubs. Positions: the inputs', -1 for the one output.
+        self.reads = reads
+        self.dropped, self.drops = _drops(reads)
 
     @property
     def differentiable(self) -> bool:
@@ -153,7 +157,7 @@ def defop(
     multi_output: bool = False,
     batched: bool = True,
     same_dtype: bool = True,
-    saves: tuple[str, ...] | None = None,
+    saves: tuple[str, ...] | dict[str, tuple[str, ...]] | None = None,
     singular: str | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
@@ -167,11 +171,15 @@ def defop(
         batched: the VJP handles leading batch axes on ``g``.
         same_dtype: convert all inputs to one dtype (TensorFlow's binary-op rule);
             if False each input is converted on its own.
-        saves: the names (as in the VJP's signature: ``"out"`` or an input's
-            name) whose values the VJP reads; a recorded node keeps only those
-            and holds the others as shape-and-dtype stubs, so a tape frees what
-            its gradient will not need (TensorFlow's
-            OpGradientDoesntRequireInputIndices). None keeps everything.
+        saves: which values the VJP reads, by the names of its signature
+            (``"out"`` or an input's name): a tuple of names for the whole VJP,
+            or, for per-input VJPs, a mapping from each differentiable input's
+            name to the names its own VJP reads (``{"x": ("y",), "y": ("x",)}``
+            for a product). A recorded node keeps the values read by the VJPs
+            of the inputs that need a gradient on its tape and holds the others
+            as shape-and-dtype stubs, so a tape frees what its gradients will
+            not need (TensorFlow's OpGradientDoesntRequireInputIndices, per
+            input as autograd's tracing decides it). None keeps everything.
         singular: ``"derivative"`` if the op's derivative is infinite or
             undefined at some finite inputs, ``"value"`` if only its value can
             overflow there, else None (see :class:`Op`).
@@ -213,7 +221,7 @@ def defop(
                     f"Op {name!r}: the VJP takes {arity} positional arguments; it must "
                     f"take (ns, g, out, *inputs), i.e. {n_inputs + 3}."
                 )
-    keep_inputs, keep_output = _keeps(name, vjp, n_inputs, saves, multi_output)
+    reads = _reads(name, vjp, n_inputs, saves, multi_output)
     op = Op(
         name,
         forward,
@@ -222,8 +230,7 @@ def defop(
         multi_output=multi_output,
         batched=batched,
         same_dtype=same_dtype,
-        keep_inputs=keep_inputs,
-        keep_output=keep_output,
+        reads=reads,
         singular=singular,
     )
     OP_TABLE[name] = op
@@ -250,13 +257,19 @@ def defop(
     elif same_dtype and n_inputs == 2 and not multi_output:
 
         def fn(x: Any, y: Any, name: str | None = None, **params: Any) -> Any:
-            # Two tensors of one dtype need no conversion at all.
+            # Two tensors of one dtype need no conversion at all; a tensor
+            # and a variable (h + b) only the variable's read.
             if not (
                 type(x) is EagerTensor
                 and type(y) is EagerTensor
                 and x._value.dtype == y._value.dtype
             ):
-                x, y = convert_inputs((x, y))
+                if type(x) is EagerTensor and type(y) is ResourceVariable:
+                    y = y._read()
+                    if x._value.dtype != y._value.dtype:
+                        x, y = convert_inputs((x, y))  # raises the mismatch
+                else:
+                    x, y = convert_inputs((x, y))
             try:
                 if params:
                     result = tensor_of(forward_(x._value, y._value, **params))
@@ -285,26 +298,72 @@ def defop(
     return fn
 
 
-def _keeps(name: str, vjp: Any, n_inputs: int | None, saves: Any,
-           multi_output: bool) -> tuple[tuple[bool, ...] | None, bool]:  # fmt: skip
-    """Turn ``saves`` names into per-input keep flags and an output flag."""
+def _reads(name: str, vjp: Any, n_inputs: int | None, saves: Any,
+           multi_output: bool) -> tuple[frozenset[int], ...] | None:  # fmt: skip
+    """Turn ``saves`` into the positions each input's VJP reads (-1: the output)."""
     if saves is None or vjp is None or n_inputs is None or multi_output:
-        return None, True
-    fn = next(f for f in vjp if f is not None) if isinstance(vjp, tuple) else vjp
+        return None
+    per_input = isinstance(vjp, tuple)
+    fn = next(f for f in vjp if f is not None) if per_input else vjp
     params = [
         p.name
         for p in inspect.signature(fn).parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
     ]
     names = params[3 : 3 + n_inputs]
-    unknown = set(saves) - {"out", *names}
-    if unknown:
+    position = {n: i for i, n in enumerate(names)}
+    position[params[2]] = -1  # the output, by the VJP's name for it ("out")
+
+    def positions(read: Any, whose: str) -> frozenset[int]:
+        if isinstance(read, str) or not all(isinstance(n, str) for n in read):
+            raise ValueError(
+                f"Op {name!r}: saves{whose} must be a tuple of names, got {read!r}; "
+                "write a single name as ('x',)."
+            )
+        unknown = set(read) - set(position)
+        if unknown:
+            raise ValueError(
+                f"Op {name!r}: saves{whose} names {sorted(unknown)}, which are not "
+                f"the VJP's names for its output, {params[2]!r}, or its inputs, "
+                f"{names}."
+            )
+        return frozenset([position[n] for n in read])
+
+    if not isinstance(saves, dict):
+        both = positions(saves, "")
+        return tuple([both] * n_inputs)
+    if not per_input:
         raise ValueError(
-            f"Op {name!r}: saves names {sorted(unknown)}, which are not 'out' or "
-            f"the VJP's input names {names}."
+            f"Op {name!r}: saves per input needs one VJP per input (a tuple of "
+            "functions); a single VJP computes every input's gradient, so give "
+            "saves as one tuple of names."
         )
-    keep = tuple(n in saves for n in names)
-    return (None if all(keep) else keep), "out" in saves
+    differentiable = [n for n, f in zip(names, vjp) if f is not None]
+    if set(saves) != set(differentiable):
+        raise ValueError(
+            f"Op {name!r}: saves maps {sorted(saves)}; it must map exactly the "
+            f"inputs that have a VJP, {differentiable}."
+        )
+    return tuple(
+        [positions(saves[n], f"[{n!r}]") if n in saves else frozenset() for n in names]
+    )
+
+
+def _drops(reads: tuple[frozenset[int], ...] | None) -> tuple[tuple, tuple | None]:
+    """The positions a node may stub: for every input needing a gradient, and,
+    when the inputs' VJPs read different values, per mask of those that do."""
+    if reads is None:
+        return (), None
+    every = frozenset(range(-1, len(reads)))
+    union = frozenset().union(*reads)
+    dropped = tuple(sorted(every - union))
+    if all(r == reads[0] for r in reads):
+        return dropped, None
+    drops = []
+    for mask in range(1 << len(reads)):
+        needed = frozenset().union(*[r for i, r in enumerate(reads) if mask >> i & 1])
+        drops.append(tuple(sorted(every - needed)))
+    return dropped, tuple(drops)
 
 
 # Values smaller than this stay in a recorded node even when its VJP does not
@@ -313,42 +372,86 @@ STUB_MIN_BYTES = 1024
 
 
 class Stub:
-    """A value a recorded node does not need: its id, shape and dtype only.
+    """A value a recorded node does not keep: its id, shape and dtype only.
 
-    VJPs may read ``ns.shape(x)``, ``ns.dtype(x)`` and ``ns.ndim(x)`` of an input
+    VJPs may read ``ns.shape(x)``, ``ns.dtype(x)`` and ``ns.ndim(x)`` of a value
     they declared no need for, in either namespace (a stub has ``shape``,
-    ``dtype``, ``ndim`` and ``size``, and is its own ``_value``); anything else
-    fails loudly, so a wrong ``saves`` declaration cannot give a silently wrong
-    gradient.
+    ``dtype``, ``ndim`` and ``size``, and is its own ``_value``); any other use
+    raises a RuntimeError that says why the value is missing, so a wrong
+    ``saves`` declaration cannot give a silently wrong gradient. A stub refers
+    weakly to the tensor it stands for: a tape that watches an input late puts
+    the values that input's gradient needs back, while they are alive.
     """
 
-    __slots__ = ("_id", "dtype", "ndim", "shape", "size")
+    __slots__ = ("_id", "dtype", "shape", "source", "op", "reason")
 
-    def __init__(self, t: Tensor) -> None:
+    def __init__(self, t: Tensor, op: Op | None = None) -> None:
+        # (slim builds stubs without this call: it is on the recording path)
         value = t._value
         self._id = t._id
         self.shape = value.shape
         self.dtype = value.dtype
-        self.ndim = value.ndim
-        self.size = value.size
+        self.source = _weakref(t)
+        self.op = op
 
     @property
     def _value(self) -> Stub:
         return self
 
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
 
-def slim(op: Op, inputs: tuple, outputs: tuple) -> tuple[tuple, tuple]:
-    """What a node of ``op`` keeps: stubs for the large values its VJP never reads."""
-    if op.keep_inputs is not None:
-        inputs = tuple(
-            [
-                t if k or t._value.nbytes < STUB_MIN_BYTES else Stub(t)
-                for t, k in zip(inputs, op.keep_inputs)
-            ]
+    @property
+    def size(self) -> int:
+        return _prod(self.shape)
+
+    def tensor(self) -> Tensor | None:
+        """The tensor this stub stands for, if it is still alive."""
+        return self.source()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        what = f"the gradient of {self.op.name}" if self.op else "a gradient"
+        raise RuntimeError(
+            getattr(self, "reason", None)
+            or f"{what} read a value of shape {self.shape} that its node does not "
+            "keep: the op's `saves` declaration in defop leaves it out. Add the "
+            "value's name to `saves` (for the inputs whose VJP reads it)."
         )
-    if not op.keep_output and outputs[0]._value.nbytes >= STUB_MIN_BYTES:
-        outputs = (Stub(outputs[0]),)
-    return inputs, outputs
+
+    __array__ = __array_ufunc__ = __array_function__ = __getitem__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __matmul__ = _refuse
+    __rmatmul__ = __neg__ = __lt__ = __le__ = __gt__ = __ge__ = _refuse
+    __float__ = __int__ = __bool__ = __iter__ = __len__ = _refuse
+
+    def __repr__(self) -> str:
+        return f"<Stub id={self._id} shape={self.shape} dtype={self.dtype}>"
+
+
+def slim(op: Op, inputs: tuple, outputs: tuple, dropped: tuple) -> tuple[tuple, tuple]:
+    """What a node of ``op`` keeps: stubs for the large values at the positions
+    ``dropped`` (-1: the output), which the VJPs it will run never read."""
+    minimum = STUB_MIN_BYTES
+    inputs, outputs = list(inputs), list(outputs)
+    for i in dropped:
+        values, j = (outputs, 0) if i < 0 else (inputs, i)
+        t = values[j]
+        value = t._value
+        if value.nbytes >= minimum:
+            stub = _new_object(Stub)  # Stub(t, op), without the call
+            stub._id = t._id
+            stub.shape = value.shape
+            stub.dtype = value.dtype
+            stub.source = _weakref(t)
+            stub.op = op
+            values[j] = stub
+    return tuple(inputs), tuple(outputs)
+
+
+_new_object = object.__new__
+_weakref = weakref.ref
+_prod = math.prod
 
 
 def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -> Any:
@@ -360,8 +463,11 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -
     no gradient, so what set the op's result is in the explanation graph.
     """
     try:
-        if len(inputs) == 1:
+        n = len(inputs)
+        if n == 1:
             value = op.forward(inputs[0]._value, **params)
+        elif n == 2:
+            value = op.forward(inputs[0]._value, inputs[1]._value, **params)
         else:
             value = op.forward(*[t._value for t in inputs], **params)
     except (ValueError, IndexError, TypeError) as err:

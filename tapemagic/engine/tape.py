@@ -31,12 +31,13 @@ from . import op as _op
 from .backprop import backward, sweep_observers
 from .context import new_id, state
 from .dtypes import from_numpy
-from .eager_tensor import _ref, constant_of
+from .eager_tensor import EagerTensor, _ref, constant_of
 from .events import GradientAnswered, GradientAsked, TapeEvent, WatchEvent
-from .op import Op, slim
+from .op import Op, Stub, slim
 from .ops import shape as _shape
 from .tensor import Tensor, Variable, convert_to_tensor
 from .tensor import array_of as _array_of
+from .variable import ResourceVariable
 
 __all__ = [
     "GradientTape",
@@ -370,22 +371,36 @@ class GradientTape:
         """Record a differentiable op that ran, if it read a value this tape
         tracks; whether it did."""
         tracked = self._tracked
-        for t in inputs:
-            if t._id in tracked:
-                break
+        drops = op.drops
+        if drops is None:
+            for t in inputs:
+                if t._id in tracked:
+                    break
+            else:
+                return False
+            dropped = op.dropped
         else:
-            return False
+            # The inputs' VJPs read different values: keep those read by the
+            # VJPs of the inputs this tape tracks, the ones that need a gradient.
+            mask, bit = 0, 1
+            for t in inputs:
+                if t._id in tracked:
+                    mask |= bit
+                bit += bit
+            if not mask:
+                return False
+            dropped = drops[mask]
         if len(outputs) == 1:
             if outputs[0]._value.dtype.kind not in "fc":
                 return False  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
             return False  # (an op with no outputs at all, such as unstack of nothing)
-        # Keep only what the VJP reads, so the tape frees the rest (see defop);
+        # Keep only what the VJPs read, so the tape frees the rest (see defop);
         # values too small to be worth a stub stay. (-1 is the one output.)
-        for i in op.dropped:
+        for i in dropped:
             value = (outputs[0] if i < 0 else inputs[i])._value
             if value.nbytes >= _op.STUB_MIN_BYTES:
-                inputs, outputs = slim(op, inputs, outputs)
+                inputs, outputs = slim(op, inputs, outputs, dropped)
                 break
         self._nodes.append((op, inputs, outputs, params))
         if len(outputs) == 1:
@@ -402,6 +417,38 @@ class GradientTape:
             if t._id in tracked:
                 tracked.update([o._id for o in outputs if o._value.dtype.kind in "fc"])
                 return
+
+    def _put_back(self, key: int) -> None:
+        """Give the nodes that used ``key`` before it was watched the values its
+        gradient reads, which they did not keep while nothing needed them (see
+        ``saves`` in defop), from the tensors still alive; a stub whose tensor
+        is gone says why when a gradient reaches it."""
+        nodes = self._nodes
+        for k, (op, inputs, outputs, params) in enumerate(nodes):
+            reads = op.reads
+            if reads is None or not any(t._id == key for t in inputs):
+                continue
+            need = frozenset().union(
+                *[reads[i] for i, t in enumerate(inputs) if t._id == key]
+            )
+            values = [list(outputs), list(inputs)]
+            for p in need:
+                seq, j = (values[0], 0) if p < 0 else (values[1], p)
+                stub = seq[j]
+                if type(stub) is not Stub:
+                    continue
+                tensor = stub.tensor()
+                if tensor is not None:
+                    seq[j] = tensor
+                else:
+                    stub.reason = (
+                        f"The gradient of {op.name} needs a value the tape no longer "
+                        "holds: one of its inputs was watched after the op ran, and "
+                        "the tape keeps only what the gradients of the values it "
+                        "tracked then need. Call tape.watch(x) before the ops that "
+                        "use x."
+                    )
+            nodes[k] = (op, tuple(values[1]), tuple(values[0]), params)
 
     def _watch_variable(self, var: Variable) -> None:
         if var._id not in self._variables:
@@ -435,11 +482,14 @@ class GradientTape:
                 if isinstance(item, Variable):
                     self._variables.setdefault(item._id, item._handle)
                 continue
+            late = self._nodes and item._id not in self._tracked
             if isinstance(item, Variable):
                 self._watch_variable(item._handle)
             else:
                 self._watched[item._id] = item
                 self._tracked.add(item._id)
+            if late:
+                self._put_back(item._id)
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
@@ -506,19 +556,30 @@ class GradientTape:
             TypeError, ValueError: for targets, sources or output gradients that
                 are not tensors or do not fit.
         """
-        self._check_usable("gradient")
+        if self._nodes is None:
+            self._check_usable("gradient")
         mode = _unconnected_mode(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop()
-        flat_targets = [_as_target(t, i) for i, t in enumerate(nest.flatten(target))]
+        if type(target) is EagerTensor:  # the common case: one tensor
+            flat_targets = [target]
+        else:
+            flat_targets = [
+                _as_target(t, i) for i, t in enumerate(nest.flatten(target))
+            ]
         flat_sources = _as_sources(sources)
         seeds = _seeds(flat_targets, output_gradients)
         wanted = _differentiable_ids(flat_sources, self._tracked, "gradient")
         grads = self._sweep(seeds, wanted)
         results = [
-            _identity_or_result(grads.get(s._id), s, seeds, mode) for s in flat_sources
+            g
+            if (g := grads.get(s._id)) is not None and s._id in wanted
+            else _identity_or_result(g, s, seeds, mode)
+            for s in flat_sources
         ]
         self._finish()
+        if type(sources) is list and all(type(s) in _LEAVES for s in sources):
+            return results  # a flat list of tensors or variables, as given
         return nest.pack_sequence_as(sources, results)
 
     @_explained
@@ -795,7 +856,24 @@ def _as_target(value: Any, index: int, what: str = "target") -> Tensor:
     )
 
 
+# The two concrete classes of sources, which the fast paths test for exactly.
+_LEAVES = (EagerTensor, ResourceVariable)
+
+
 def _as_sources(sources: Any) -> list:
+    if type(sources) is list:
+        # A flat list of variables (model.trainable_variables) or tensors.
+        out = []
+        for s in sources:
+            cls = type(s)
+            if cls is ResourceVariable:
+                out.append(s._snapshot)
+            elif cls is EagerTensor:
+                out.append(s)
+            else:
+                break
+        else:
+            return out
     flat = nest.flatten(sources)
     out = []
     for i, s in enumerate(flat):
@@ -846,7 +924,9 @@ def _seeds(targets: list[Tensor], output_gradients: Any) -> dict[int, Tensor]:
     seeds: dict[int, Tensor] = {}
     for i, (t, og) in enumerate(zip(targets, given)):
         if og is None:
-            seed = constant_of(np.ones(t._value.shape, t._value.dtype))
+            shape, dtype = t._value.shape, t._value.dtype
+            # (np.array of a number is a C call; np.ones goes through Python)
+            seed = constant_of(np.ones(shape, dtype) if shape else np.array(1, dtype))
         else:
             seed = convert_to_tensor(og, dtype_hint=from_numpy(t._value.dtype))
             if seed._value.shape != t._value.shape:

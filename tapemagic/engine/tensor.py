@@ -115,6 +115,14 @@ def convert_inputs(args: tuple) -> tuple[Tensor, ...]:
                 break
         else:
             return args
+    if len(args) == 2 and not state.observers:
+        # A tensor and a Python number (lr * g, 1 - out): the number's cached
+        # tensor in the tensor's dtype.
+        x, y = args
+        if type(y) is EagerTensor and (type(x) is float or type(x) is int):
+            return (_python_scalar(x, y._value.dtype), y)
+        if type(x) is EagerTensor and (type(y) is float or type(y) is int):
+            return (x, _python_scalar(y, x._value.dtype))
     if len(args) == 2 and type(args[0]) in _TENSORS and type(args[1]) in _TENSORS:
         # Tensors and variables (h @ w, h + b): read the variables, no more.
         x, y = args

@@ -261,12 +261,14 @@ class Variable(_Operators):
             # own references), so no recorded gradient can see the change: update
             # in place, as TensorFlow's AssignSub kernel does, instead of
             # allocating a new array for every training step.
-            old.flags.writeable = True
+            flags = old.flags
+            flags.writeable = True
             try:
                 ufunc(old, delta, out=old)
             finally:
-                old.flags.writeable = False
-            self._notify_assign(given, kind, delta)
+                flags.writeable = False
+            if state.observers:
+                self._notify_assign(given, kind, delta)
             return
         new = ufunc(old, delta)
         if isinstance(new, np.generic):

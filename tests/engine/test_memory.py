@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import weakref
+from typing import Any
 
 import numpy as np
 import pytest
@@ -138,6 +139,93 @@ def test_small_values_stay_in_their_nodes() -> None:
     assert s_value() is not None
     want = 1.0 - np.tanh(np.linspace(-1.0, 1.0, 12) + 1.0) ** 2
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), want)
+
+
+def _block(y: Tensor, x: Tensor, c: Tensor) -> tuple[Tensor, Any]:
+    """One block of the memory benchmark's chain; a weakref to its square."""
+    squared = tf.square(tf.tanh(y))
+    return y * tf.exp(squared * c) + x, weakref.ref(squared._value)
+
+
+def test_a_product_keeps_only_the_factor_the_tracked_inputs_need() -> None:
+    # In y * exp(square(tanh(y)) * c) + x, no gradient flows to the constant c:
+    # the product by c keeps c (its other factor's gradient reads it), and the
+    # square it multiplies is freed as soon as the user drops it.
+    rng = np.random.default_rng(0)
+    x = Variable(rng.standard_normal((32, 32)))
+    c = Tensor(rng.uniform(0.1, 0.5, (32, 32)))
+    with GradientTape() as tape:
+        y, first = _block(x, x, c)
+        z, second = _block(y, x, c)
+    gc.collect()
+    assert first() is None and second() is None
+    product = tape._nodes[2]
+    assert product[0].name == "multiply" and product[1][1] is c
+
+    def chain(x: np.ndarray) -> np.ndarray:
+        y = x * np.exp(np.tanh(x) ** 2 * c._value) + x
+        return y * np.exp(np.tanh(y) ** 2 * c._value) + x
+
+    got = tape.gradient(z, x).numpy()
+    v, eps = rng.standard_normal((32, 32)), 1e-6
+    numeric = np.sum(chain(x.numpy() + eps * v) - chain(x.numpy() - eps * v)) / 2e-6
+    np.testing.assert_allclose(np.sum(got * v), numeric, rtol=1e-6)
+
+
+def test_an_outer_tape_keeps_what_the_inner_one_does_not_need() -> None:
+    # The inner tape tracks x only, so its product by c keeps c alone; the outer
+    # tape watches c too and keeps the other factor for c's gradient, through
+    # the inner gradient as well (a mixed second derivative).
+    x = Tensor(np.linspace(0.1, 1.0, 300))
+    c = Tensor(np.linspace(1.0, 2.0, 300))
+    with GradientTape() as outer:
+        outer.watch(c)
+        with GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(tf.sin(x) * c)
+        gx = inner.gradient(y, x)  # cos(x) * c
+        z = tf.reduce_sum(gx * gx)
+    assert inner._nodes is None  # answered; the outer tape kept its own nodes
+    gc_c = outer.gradient(z, c).numpy()
+    np.testing.assert_allclose(gc_c, 2 * np.cos(x.numpy()) ** 2 * c.numpy())
+    with GradientTape(persistent=True) as tape:
+        tape.watch(c)
+        with GradientTape() as inner:
+            inner.watch(x)
+            p = tf.sin(x) * c
+        jac = inner.jacobian(p, x)
+    np.testing.assert_allclose(
+        np.diag(jac.numpy()), np.cos(x.numpy()) * c.numpy(), rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        tape.gradient(p, c).numpy(), np.sin(x.numpy()), rtol=1e-12
+    )
+
+
+def test_a_tensor_watched_after_an_op_used_it_gets_its_gradient() -> None:
+    # As in TensorFlow, watching c after y = x * c still gives c a gradient:
+    # the node did not keep x for c, so the tape puts x back while it lives.
+    x = Tensor(np.linspace(-1.0, 1.0, 400))
+    c = Tensor(np.linspace(1.0, 2.0, 400))
+    with GradientTape() as tape:
+        tape.watch(x)
+        y = x * c
+        tape.watch(c)
+        z = tf.reduce_sum(y * 3.0)
+    gx, gc_ = tape.gradient(z, [x, c])
+    np.testing.assert_allclose(gx.numpy(), 3 * c.numpy())
+    np.testing.assert_allclose(gc_.numpy(), 3 * x.numpy())
+
+
+def test_a_value_freed_before_a_late_watch_is_named_when_needed() -> None:
+    x = Tensor(np.linspace(-1.0, 1.0, 400))
+    c = Tensor(np.linspace(1.0, 2.0, 400))
+    with GradientTape() as tape:
+        tape.watch(x)
+        z = tf.reduce_sum(tf.sin(x) * c)  # sin(x) is freed: only c's gradient reads it
+        tape.watch(c)
+    with pytest.raises(RuntimeError, match=r"watched after the op ran.*tape.watch"):
+        tape.gradient(z, c)
 
 
 def test_a_jacobian_frees_the_non_persistent_tape() -> None:

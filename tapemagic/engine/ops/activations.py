@@ -46,6 +46,7 @@ relu_grad = defop(
         # linear in g
         lambda ns, gg, r, out, g: ns.unbroadcast(ns.relu_grad(out, gg), g, r),
     ),
+    saves={"out": (), "g": ("out",)},
 )
 _relu = defop(
     "relu",

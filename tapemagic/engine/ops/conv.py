@@ -103,7 +103,14 @@ def _conv2d_vjp_w(ns, g, out, x, w, *, strides, dilations, pads):
     return ns.unbroadcast(gw, w, out)
 
 
-_conv2d = defop("conv2d", _conv_core, (_conv2d_vjp_x, _conv2d_vjp_w))
+# Each input's gradient reads the other input only: a node never keeps the
+# output, nor the input of a filter's data that needs no gradient.
+_conv2d = defop(
+    "conv2d",
+    _conv_core,
+    (_conv2d_vjp_x, _conv2d_vjp_w),
+    saves={"x": ("w",), "w": ("x",)},
+)
 
 
 def _input_vjp_g(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
@@ -120,7 +127,10 @@ def _input_vjp_w(ns, c, out, g, w, *, in_hw, strides, dilations, pads):
 
 
 _backprop_input = defop(
-    "conv2d_backprop_input", _input_grad_core, (_input_vjp_g, _input_vjp_w)
+    "conv2d_backprop_input",
+    _input_grad_core,
+    (_input_vjp_g, _input_vjp_w),
+    saves={"g": ("w",), "w": ("g",)},
 )
 
 
@@ -138,7 +148,10 @@ def _filter_vjp_g(ns, c, out, x, g, *, k_hw, strides, dilations, pads):
 
 
 _backprop_filter = defop(
-    "conv2d_backprop_filter", _filter_grad_core, (_filter_vjp_x, _filter_vjp_g)
+    "conv2d_backprop_filter",
+    _filter_grad_core,
+    (_filter_vjp_x, _filter_vjp_g),
+    saves={"x": ("g",), "g": ("x",)},
 )
 
 

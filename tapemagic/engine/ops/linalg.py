@@ -43,7 +43,8 @@ __all__ = [
 
 
 def _mT(a: np.ndarray) -> np.ndarray:
-    return np.swapaxes(a, -1, -2)
+    # .T of a matrix is an attribute read; np.swapaxes goes through Python.
+    return a.T if a.ndim == 2 else np.swapaxes(a, -1, -2)
 
 
 def _matmul_forward(a: np.ndarray, b: np.ndarray, *, transpose_a: bool,
@@ -84,7 +85,10 @@ def _matmul_vjp_b(ns, g, out, a, b, *, transpose_a, transpose_b):
 
 
 _matmul = defop(
-    "matmul", _matmul_forward, (_matmul_vjp_a, _matmul_vjp_b), saves=("a", "b")
+    "matmul",
+    _matmul_forward,
+    (_matmul_vjp_a, _matmul_vjp_b),
+    saves={"a": ("b",), "b": ("a",)},
 )
 
 

@@ -121,7 +121,9 @@ multiply = defop(
         lambda ns, g, out, x, y: ns.unbroadcast(g * y, x, out),
         lambda ns, g, out, x, y: ns.unbroadcast(g * x, y, out),
     ),
-    saves=("x", "y"),
+    # each factor's gradient reads the other one: x * c keeps only c when the
+    # constant c needs no gradient
+    saves={"x": ("y",), "y": ("x",)},
 )
 
 
@@ -141,6 +143,7 @@ truediv = defop(
         # d(x/y)/dy = -x/y^2, computed as TensorFlow does: g * ((-x / y) / y).
         lambda ns, g, out, x, y: ns.unbroadcast(g * (-x / y / y), y, out),
     ),
+    saves={"x": ("y",), "y": ("x", "y")},
     singular="derivative",
 )
 divide = truediv
@@ -160,6 +163,7 @@ divide_no_nan = defop(
             g * ns.divide_no_nan(-x, y * y), y, out
         ),
     ),
+    saves={"x": ("y",), "y": ("x", "y")},
 )
 
 
@@ -379,6 +383,7 @@ tanh_grad = defop(
         lambda ns, gg, r, out, g: ns.unbroadcast(-2 * gg * g * out, out, r),
         lambda ns, gg, r, out, g: ns.unbroadcast(ns.tanh_grad(out, gg), g, r),
     ),
+    saves={"out": ("out", "g"), "g": ("out",)},
 )
 # tanh' = 1 - tanh^2: reuse the forward output
 tanh = defop(
@@ -416,6 +421,7 @@ sigmoid_grad = defop(
         lambda ns, gg, r, out, g: ns.unbroadcast(gg * g * (1 - 2 * out), out, r),
         lambda ns, gg, r, out, g: ns.unbroadcast(ns.sigmoid_grad(out, gg), g, r),
     ),
+    saves={"out": ("out", "g"), "g": ("out",)},
 )
 # sigmoid' = sigmoid (1 - sigmoid): reuse the forward output
 sigmoid = defop(
@@ -467,6 +473,7 @@ _where = defop(
         lambda ns, g, out, c, x, y: ns.unbroadcast(ns.where(c, 0, g), y, out),
     ),
     same_dtype=False,
+    saves=("c",),  # where each branch's gradient goes, not the branches
 )
 
 

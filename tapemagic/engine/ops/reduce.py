@@ -80,11 +80,12 @@ def _expand_reduced(ns: Any, g: Any, x: Any, axes: tuple[int, ...],
     gshape = ns.shape(g)
     batch = gshape[: len(gshape) - (len(shape) if keepdims else len(shape) - len(axes))]
     kept = batch + _kept_shape(shape, axes)
-    if gshape != kept:
+    full = batch + shape
+    if kept == full:
+        return g if gshape == kept else ns.reshape(g, shape=kept)
+    if gshape != kept and gshape:  # (a number broadcasts as it is)
         g = ns.reshape(g, shape=kept)
-    if kept == batch + shape:
-        return g
-    return ns.broadcast_to(g, shape=batch + shape)
+    return ns.broadcast_to(g, shape=full)
 
 
 def _as_kept(ns: Any, out: Any, x: Any, axes: tuple[int, ...]) -> Any:

@@ -27,16 +27,28 @@ __all__ = [
 ]
 
 
+def _max_along(x: np.ndarray, axis: int) -> np.ndarray:
+    """The max over ``axis``, kept as a size-1 axis; -inf over an empty axis.
+
+    A short last axis (ten classes) is reduced in Fortran order: NumPy reduces
+    a contiguous axis of a few elements one row at a time, several times slower
+    than across the rows, and a max is the same whichever order it is taken in.
+    """
+    if axis in (-1, x.ndim - 1) and x.ndim > 1 and x.shape[-1] <= 32:
+        x = np.asfortranarray(x)
+    # initial: an empty axis gives an empty result, as in TensorFlow.
+    return np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)
+
+
 def _softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
     # Shift by the max: exp never overflows, and the largest term is exactly 1.
-    # initial: an empty axis gives an empty result, as in TensorFlow.
-    e = np.exp(x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf))
+    e = np.exp(x - _max_along(x, axis))
     e /= np.add.reduce(e, axis=axis, keepdims=True)
     return e
 
 
 def _log_softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
-    shifted = x - np.maximum.reduce(x, axis=axis, keepdims=True, initial=-np.inf)
+    shifted = x - _max_along(x, axis)
     return shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
 
 
@@ -202,11 +214,23 @@ def softmax_cross_entropy_with_logits(
     return apply(_softmax_xent.op, (y, x), {"axis": a})
 
 
+# The exponentials and their sums of the last sparse cross entropy computed on
+# arrays of at most _KEPT_BYTES, with its logits: its gradient's softmax is
+# their quotient, as TensorFlow's kernel returns the backprop with the loss, so
+# a training step computes the softmax once. Holding the logits keeps their id
+# from being reused while the entry stands.
+_LAST_EXP: tuple = (None, None, None)
+_KEPT_BYTES = 1 << 20
+
+
 def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    shifted = logits - np.maximum.reduce(
-        logits, axis=-1, keepdims=True, initial=-np.inf
-    )
-    lse = np.log(np.add.reduce(np.exp(shifted), axis=-1))
+    global _LAST_EXP
+    shifted = logits - _max_along(logits, -1)
+    e = np.exp(shifted)
+    sums = np.add.reduce(e, axis=-1, keepdims=True)
+    if e.nbytes <= _KEPT_BYTES:
+        _LAST_EXP = (logits, e, sums)
+    lse = np.log(sums.reshape(sums.shape[:-1]))
     # shifted[..., label] for every example, as one fancy index over the rows
     rows = shifted.reshape(labels.size, shifted.shape[-1])
     picked = rows[np.arange(rows.shape[0]), labels.ravel()].reshape(labels.shape)
@@ -239,9 +263,26 @@ def _minus_one_hot_arrays(probs: np.ndarray, labels: Any) -> np.ndarray:
 register_helper("minus_one_hot", _minus_one_hot_tensors, _minus_one_hot_arrays)
 
 
+def _xent_softmax_tensors(logits: Tensor) -> Tensor:
+    return _softmax(logits, axis=-1)
+
+
+def _xent_softmax_arrays(logits: np.ndarray) -> np.ndarray:
+    # A fresh array (minus_one_hot changes it in place): the same bits as
+    # _softmax_forward, from the forward's exponentials when it kept them.
+    kept, e, sums = _LAST_EXP
+    if kept is logits:
+        return e / sums
+    return _softmax_forward(logits, axis=-1)
+
+
+# softmax(logits) over the last axis, for the sparse cross entropy's gradient
+register_helper("xent_softmax", _xent_softmax_tensors, _xent_softmax_arrays)
+
+
 def _sparse_xent_vjp_logits(ns, g, out, labels, logits):
     # softmax - one_hot(labels); the one-hot is a constant (labels are integers).
-    probs = ns.softmax(logits, axis=-1)
+    probs = ns.xent_softmax(logits)
     return _class_axis(ns, g, -1) * ns.minus_one_hot(probs, labels)
 
 
@@ -303,6 +344,11 @@ def sparse_softmax_cross_entropy_with_logits(
         )
     classes = x._value.shape[-1]
     labels = y._value
+    global _LABELS_CHECKED
+    if _LABELS_CHECKED[0] is y and _LABELS_CHECKED[1] == classes:
+        # The same labels as the last call (a full-batch training loop): a
+        # tensor never changes, so they are still in range.
+        return apply(_sparse_xent.op, (y, x), {})
     # One reduction checks both bounds: as unsigned, negative labels are huge.
     unsigned = labels.view(labels.dtype.str.replace("i", "u"))
     if labels.size and unsigned.max() >= classes:
@@ -313,4 +359,10 @@ def sparse_softmax_cross_entropy_with_logits(
             f"{' '.join(str(v) for v in y._value.ravel()[:20])}",
             op="sparse_softmax_cross_entropy_with_logits",
         )
+    _LABELS_CHECKED = (y, classes)
     return apply(_sparse_xent.op, (y, x), {})
+
+
+# The labels tensor the sparse cross entropy last found in range, and for how
+# many classes.
+_LABELS_CHECKED: tuple = (None, 0)

@@ -223,6 +223,37 @@ def test_sparse_softmax_cross_entropy_errors():
         N.sparse_softmax_cross_entropy_with_logits([0, 1, 2], logits)
 
 
+def test_sparse_cross_entropy_gradient_is_the_same_with_or_without_its_exps():
+    # The gradient's softmax comes from the exponentials of the last forward
+    # when the node's logits are that forward's, and is computed afresh
+    # otherwise (a second loss in between): the same bits either way.
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((64, 10)).astype(np.float32)
+    labels = Tensor(rng.integers(0, 10, 64).astype(np.int32))
+
+    def gradient(other_loss_between: bool) -> np.ndarray:
+        x = Variable(logits)
+        with GradientTape() as tape:
+            loss = reduce_sum(N.sparse_softmax_cross_entropy_with_logits(labels, x))
+        if other_loss_between:
+            N.sparse_softmax_cross_entropy_with_logits(labels, logits[::-1].copy())
+        return tape.gradient(loss, x).numpy()
+
+    kept, afresh = gradient(False), gradient(True)
+    np.testing.assert_array_equal(kept, afresh)
+    want = _np_softmax(logits.astype(np.float64)) - np.eye(10)[labels.numpy()]
+    np.testing.assert_allclose(kept, want, atol=1e-6)
+
+
+def test_sparse_cross_entropy_checks_labels_again_for_fewer_classes():
+    # The same labels tensor passes for ten classes; for three it is out of range.
+    labels = Tensor(np.array([0, 7], np.int32))
+    N.sparse_softmax_cross_entropy_with_logits(labels, np.zeros((2, 10)))
+    N.sparse_softmax_cross_entropy_with_logits(labels, np.zeros((2, 10)))
+    with pytest.raises(InvalidArgumentError, match="label value of 7"):
+        N.sparse_softmax_cross_entropy_with_logits(labels, np.zeros((2, 3)))
+
+
 def test_sigmoid_cross_entropy_matches_the_textbook_formula():
     z = np.array([0.0, 1.0, 0.3, 1.0])
     x = np.array([-2.0, 0.5, 1.5, -0.7])
