@@ -1,42 +1,25 @@
 """A Jupyter front-end from this venv, seen in a real headless Chromium.
 
-What the browser tests of JupyterLab and Notebook 7 share: a server started on
-a free 127.0.0.1 port with a random token, in a temporary directory, with
-private Jupyter and IPython dirs and everything that would reach the network
-(news, update checks, the extension manager) off, shut down through its REST
-API with any kernel left over killed by PID; a Chromium page driven by
-Playwright (Debian's /usr/bin/chromium, never ``playwright install``); and what
-a ``%%tape`` cell's widget must show once it is drawn. Both front-ends are
-built on JupyterLab's components, so the widget's DOM is the same in both.
-Screenshots, logs and timings go to $ARTIFACTS_DIR (default ./artifacts).
+What the browser tests of JupyterLab and Notebook 7 share, on top of the server
+of tests/browser/server.py: a Chromium page driven by Playwright (Debian's
+/usr/bin/chromium, never ``playwright install``), the kernel's wait and Run
+All, and what a ``%%tape`` cell's widget must show once it is drawn. Both
+front-ends are built on JupyterLab's components, so the widget's DOM is the
+same in both. Screenshots and console logs go to $ARTIFACTS_DIR (default
+./artifacts).
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
-import json
-import os
 import re
-import secrets
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import nbformat
-import pytest
-from nbformat.v4 import new_code_cell, new_notebook
-
 from tests.browser.notebook import EXPECTED_NODES, SWEEP_STEPS
 from tests.browser.requirement import CHROMIUM, playwright_and_chromium
+from tests.browser.server import ARTIFACTS
 
 playwright_api = playwright_and_chromium()
 expect = playwright_api.expect
@@ -52,211 +35,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", "artifacts")).resolve()
 WIDGET_SELECTOR = ".jp-OutputArea-output .jupyter-widgets.tapemagic-widget"
-
-# How each front-end starts: its module and its switches. Both expose the
-# application object as window.jupyterapp, for the tests to ask it about the
-# kernel and to run commands.
-APPS = {
-    "jupyterlab": [
-        "-m",
-        "jupyterlab",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",  # no PyPI queries
-        "--LabApp.expose_app_in_browser=True",
-    ],
-    "notebook": [
-        "-m",
-        "notebook",
-        "--JupyterNotebookApp.expose_app_in_browser=True",
-    ],
-}
-
-# urllib must never send loopback traffic to an http_proxy from the env.
-_HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-class Timer:
-    """Collects wall-clock durations of named steps (printed, saved as JSON)."""
-
-    def __init__(self, name: str):
-        self.name, self.steps, self._t = name, {}, time.monotonic()
-
-    def lap(self, step: str) -> None:
-        now = time.monotonic()
-        self.steps[step] = round(now - self._t, 2)
-        self._t = now
-
-    def dump(self) -> None:
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / f"timings-{self.name}.json").write_text(
-            json.dumps(self.steps, indent=1)
-        )
-        print(
-            f"\n[timings {self.name}] "
-            + ", ".join(f"{k}={v}s" for k, v in self.steps.items())
-        )
-
-
-def make_notebook(path: Path, cells: list[str]) -> None:
-    """Write a notebook of code cells for the python3 kernel."""
-    nb = new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-    }
-    nb.cells = [new_code_cell(src) for src in cells]
-    nbformat.write(nb, path)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _api(url: str, token: str, method: str = "GET") -> int:
-    req = urllib.request.Request(
-        url, method=method, headers={"Authorization": f"token {token}"}
-    )
-    with _HTTP.open(req, timeout=5) as resp:
-        return resp.status
-
-
-def _pids_mentioning(text: str) -> list[int]:
-    """PIDs whose command line contains `text` (our private runtime dir)."""
-    pids = []
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit() and int(d.name) != os.getpid():
-            try:
-                if text in (d / "cmdline").read_bytes().decode(errors="replace"):
-                    pids.append(int(d.name))
-            except OSError:
-                pass
-    return pids
-
-
-@dataclass
-class Server:
-    """A running Jupyter server: where it listens and where it serves from."""
-
-    app: str
-    url: str
-    token: str
-    root: Path
-    log: Path
-
-
-def _private_dirs(base: Path) -> dict[str, str]:
-    """Private Jupyter and IPython dirs, with the news toast answered."""
-    env = {}
-    for var, sub in [
-        ("JUPYTER_CONFIG_DIR", "config"),
-        ("JUPYTER_DATA_DIR", "data"),
-        ("JUPYTER_RUNTIME_DIR", "runtime"),
-        ("IPYTHONDIR", "ipython"),
-    ]:
-        (base / sub).mkdir()
-        env[var] = str(base / sub)
-    # JupyterLab 4 (and Notebook 7, which reads the same user settings) asks
-    # "Would you like to get notified about official Jupyter news?" in a toast
-    # even with news_url=None; it covers the bottom right of every screenshot.
-    settings = base / "config/lab/user-settings/@jupyterlab/apputils-extension"
-    notif = settings / "notification.jupyterlab-settings"
-    notif.parent.mkdir(parents=True)
-    notif.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    return env
-
-
-@contextlib.contextmanager
-def jupyter_server(app: str, base: Path) -> Iterator[Server]:
-    """Run the front-end ``app`` (a key of APPS) serving ``base/notebooks``.
-
-    On exit the server is shut down through its REST API (which stops its
-    kernels), its log goes to the artifacts, and a kernel that survived is
-    killed by PID and fails the test.
-    """
-    if importlib.util.find_spec(APPS[app][1]) is None:
-        pytest.fail(
-            f"the {APPS[app][1]} package is not installed: pip install -e '.[test]' "
-            "(it comes with the test extra)"
-        )
-    timer = Timer(f"server-{app}")
-    root = base / "notebooks"
-    root.mkdir()
-    env = dict(os.environ) | _private_dirs(base)
-    port, token = _free_port(), secrets.token_hex(24)
-    env["JUPYTER_TOKEN"] = token  # kept out of argv / ps
-    cmd = [
-        sys.executable,
-        *APPS[app],
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",  # fail, don't wander to another port
-        f"--ServerApp.root_dir={root}",
-    ]
-    if os.geteuid() == 0:
-        cmd.append("--allow-root")  # else: "Running as root is not recommended"
-    log = base / "server.log"
-    url = f"http://127.0.0.1:{port}"
-    with open(log, "wb") as logf:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=root,
-            env=env,
-            stdout=logf,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"{app} exited with {proc.returncode}:\n{log.read_text()}")
-            try:
-                if _api(f"{url}/api/status", token) == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"{app} not ready in 90s:\n{log.read_text()}")
-            time.sleep(0.2)
-        timer.lap("server_start")
-        yield Server(app=app, url=url, token=token, root=root, log=log)
-    finally:
-        timer.lap("tests_using_server")
-        with contextlib.suppress(Exception):
-            _api(f"{url}/api/shutdown", token, method="POST")
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGTERM)  # our own child, by PID
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        timer.lap("server_shutdown")
-        # Kernels run in their own sessions; any survivor names our runtime
-        # dir in its argv (-f .../runtime/kernel-*.json).
-        leftovers = []
-        for _ in range(50):
-            leftovers = _pids_mentioning(str(base / "runtime"))
-            if not leftovers:
-                break
-            time.sleep(0.1)
-        for pid in leftovers:  # only processes started for this server
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        (ARTIFACTS / f"server-{app}.log").write_text(log.read_text())
-        timer.dump()
-        assert not leftovers, f"kernel processes survived shutdown: {leftovers}"
 
 
 @contextlib.contextmanager
@@ -313,17 +92,36 @@ def wait_kernel_ready(page: Any) -> None:
     )
 
 
-def run_all_cells(page: Any) -> None:
-    """Run every cell through the application's command (both front-ends)."""
+def wait_kernel_idle(page: Any, nb_name: str) -> None:
+    """Block until the notebook ``nb_name``'s kernel is started, connected, idle.
+
+    JupyterLab's status-bar item goes Initializing -> Connecting -> Unknown ->
+    Idle, and only reads "Idle" once the kernel really answered; the
+    application object then says the same.
+    """
+    status = page.locator(
+        f'.jp-StatusBar-TextItem[title="Change kernel for {nb_name}"]'
+    )
+    expect(status).to_have_text(re.compile(r"\|\s*Idle$"), timeout=120_000)
+    wait_kernel_ready(page)
+
+
+def run_all_cells(page: Any, seconds: int = 120, cells_may_raise: bool = False) -> None:
+    """Run every cell through the application's command (both front-ends).
+
+    The command settles False when a cell raised: a failure unless
+    ``cells_may_raise`` (cells tagged ``raises-exception`` let the rest run).
+    """
     # page.evaluate has no timeout of its own: bound the promise in JS.
     ok = page.evaluate(
-        """() => Promise.race([
+        """([ms]) => Promise.race([
              window.jupyterapp.commands.execute('notebook:run-all-cells'),
              new Promise((_, no) => setTimeout(
-                 () => no(new Error('run-all-cells did not settle in 120 s')),
-                 120000))])"""
+                 () => no(new Error(`run-all-cells did not settle in ${ms} ms`)),
+                 ms))])""",
+        [seconds * 1000],
     )
-    assert ok is True
+    assert ok is True or cells_may_raise, ok
 
 
 def check_tape_graph(page: Any, widget: Any, engine: str) -> Any:

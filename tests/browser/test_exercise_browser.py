@@ -1,7 +1,7 @@
 """One graded exercise worked in a real JupyterLab, as a student would.
 
 The committed student version of ``notebooks/exercises`` opens in JupyterLab
-(the server and the headless Chromium of ``tests/browser/jupyter.py``) and runs all
+(the server of ``tests/browser/server.py``, the Chromium of ``jupyter.py``) and runs all
 its cells. The first exercise's check (otter-grader's ``grader.check``) fails
 with the hint tapemagic's diagnosis gives: the cause, the line and the fix.
 Then the exercise cell is fixed the way the hint says, run again with its
@@ -19,14 +19,12 @@ import pytest
 # Imported first: it checks for Playwright and Chromium (skip, or fail when the
 # run requires the browser tests) before anything else.
 from tests.browser.jupyter import (
-    ARTIFACTS,
-    Timer,
     chromium_page,
     expect,
-    jupyter_server,
     run_all_cells,
+    wait_kernel_idle,
 )
-from tests.browser.test_lab_browser import _wait_kernel_idle
+from tests.browser.server import ARTIFACTS, Timer, jupyter_server
 
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "gradient-tape-exercises.ipynb"
@@ -84,7 +82,7 @@ def test_an_exercise_fails_with_its_hint_then_passes_when_fixed(lab, tmp_path):
         page.goto(f"{lab.url}/lab/workspaces/exercise/tree/{NAME}?token={lab.token}")
         cells = page.locator(".jp-NotebookPanel .jp-Notebook .jp-Cell")
         cells.first.wait_for()
-        _wait_kernel_idle(page, NAME)
+        wait_kernel_idle(page, NAME)
         timer.lap("kernel_idle")
 
         # Run All: every exercise runs, unsolved; the check says why.

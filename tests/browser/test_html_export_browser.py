@@ -22,8 +22,9 @@ import pytest
 
 # Imported first: it checks for Playwright and Chromium (skip, or fail when the
 # run requires the browser tests) before anything else.
-from tests.browser.jupyter import ARTIFACTS, chromium_page, expect, make_notebook
+from tests.browser.jupyter import chromium_page, expect
 from tests.browser.notebook import EXPECTED_NODES, NOTEBOOK_CELLS
+from tests.browser.server import ARTIFACTS, make_notebook, private_dirs
 
 pytestmark = [pytest.mark.browser, pytest.mark.dot]
 
@@ -31,15 +32,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.dot]
 @pytest.fixture
 def exported(tmp_path):
     """The executed notebook's HTML page, as nbconvert writes it."""
-    env = dict(os.environ)
-    for var, sub in [
-        ("JUPYTER_CONFIG_DIR", "config"),
-        ("JUPYTER_DATA_DIR", "data"),
-        ("JUPYTER_RUNTIME_DIR", "runtime"),
-        ("IPYTHONDIR", "ipython"),
-    ]:
-        (tmp_path / sub).mkdir()
-        env[var] = str(tmp_path / sub)
+    env = dict(os.environ) | private_dirs(tmp_path)
     make_notebook(tmp_path / "tape.ipynb", NOTEBOOK_CELLS)
     result = subprocess.run(
         [sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", "--execute",

@@ -1,6 +1,6 @@
 """A %%tape cell run in a real JupyterLab, seen in a real headless Chromium.
 
-A JupyterLab server from this venv (tests/browser/jupyter.py) serves a notebook
+A JupyterLab server from this venv (tests/browser/server.py) serves a notebook
 with a ``%%tape`` cell; Chromium opens it, runs all cells, and waits for the
 tapemagic widget and the graphviz ``<svg>`` drawn inside it by the browser's
 widget manager. It checks the number of nodes, the source whose gradient is
@@ -19,7 +19,6 @@ Environment knobs:
 
 from __future__ import annotations
 
-import re
 import sys
 
 import pytest
@@ -27,41 +26,23 @@ import pytest
 # Imported first: it checks for Playwright and Chromium (skip, or fail when the
 # run requires the browser tests) before anything else.
 from tests.browser.jupyter import (
-    ARTIFACTS,
     WIDGET_SELECTOR,
-    Timer,
     check_sources_tab,
     check_step_slider,
     check_tape_graph,
     chromium_page,
     expect,
-    jupyter_server,
-    make_notebook,
     run_all_cells,
-    wait_kernel_ready,
+    wait_kernel_idle,
 )
 from tests.browser.notebook import CELLS
+from tests.browser.server import ARTIFACTS, Timer, jupyter_server, make_notebook
 
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
     with jupyter_server("jupyterlab", tmp_path_factory.mktemp("lab")) as server:
         yield server
-
-
-def _wait_kernel_idle(page, nb_name: str) -> None:
-    """Block until this notebook's kernel is started, connected and idle.
-
-    The status-bar item goes Initializing -> Connecting -> Unknown -> Idle, and
-    only reads "Idle" once the kernel really answered (the toolbar's
-    .jp-Notebook-ExecutionIndicator says idle before any kernel exists); the
-    application object then says the same.
-    """
-    status = page.locator(
-        f'.jp-StatusBar-TextItem[title="Change kernel for {nb_name}"]'
-    )
-    expect(status).to_have_text(re.compile(r"\|\s*Idle$"), timeout=120_000)
-    wait_kernel_ready(page)
 
 
 # Screenshot names per engine (the engine's keep their names).
@@ -80,7 +61,7 @@ def test_tape_widget_renders_in_jupyterlab(lab, tmp_path, engine):
         page.goto(f"{lab.url}/lab/workspaces/{shot}/tree/{nb_name}?token={lab.token}")
         page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for()
         timer.lap("lab_loaded")
-        _wait_kernel_idle(page, nb_name)
+        wait_kernel_idle(page, nb_name)
         timer.lap("kernel_idle")
 
         run_all_cells(page)

@@ -8,7 +8,6 @@ the same output must carry a static text/html copy, so that nbconvert's HTML
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -16,28 +15,21 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from nbformat.v4 import new_code_cell, new_notebook
 
 from tests.browser.notebook import EXPECTED_NODES, NOTEBOOK_CELLS
+from tests.browser.server import ARTIFACTS, make_notebook, private_dirs
 
 pytestmark = [pytest.mark.slow, pytest.mark.dot]
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
-ARTIFACTS = Path(os.environ.get("ARTIFACTS_DIR", "artifacts")).resolve()
 
 
 @pytest.fixture
 def isolated_jupyter(tmp_path, monkeypatch):
     """Keep the user's Jupyter and IPython config, kernels and data out."""
-    for var, sub in [
-        ("JUPYTER_CONFIG_DIR", "jupyter-config"),
-        ("JUPYTER_DATA_DIR", "jupyter-data"),
-        ("JUPYTER_RUNTIME_DIR", "jupyter-runtime"),
-        ("IPYTHONDIR", "ipython"),
-    ]:
-        (tmp_path / sub).mkdir()
-        monkeypatch.setenv(var, str(tmp_path / sub))
+    for var, path in private_dirs(tmp_path).items():
+        monkeypatch.setenv(var, path)
     return tmp_path
 
 
@@ -54,13 +46,8 @@ def _descendants(state: dict, model_id: str) -> list[dict]:
 
 
 def test_tape_cell_widget_state_and_html_export(isolated_jupyter):
-    nb = new_notebook()
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3 (ipykernel)",
-        "language": "python",
-    }
-    nb.cells = [new_code_cell(src) for src in NOTEBOOK_CELLS]
+    make_notebook(isolated_jupyter / "tape.ipynb", NOTEBOOK_CELLS)
+    nb = nbformat.read(isolated_jupyter / "tape.ipynb", as_version=4)
     client = NotebookClient(
         nb,
         timeout=120,

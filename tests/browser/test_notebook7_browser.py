@@ -3,7 +3,7 @@
 Notebook 7 (the ``notebook`` package) is the classic one-document interface
 rebuilt on JupyterLab's components; its widget manager is the same, its page,
 shell and keyboard handling are its own. A Notebook 7 server from this venv
-(tests/browser/jupyter.py) serves the notebook of tests/browser/notebook.py;
+(tests/browser/server.py) serves the notebook of tests/browser/notebook.py;
 Chromium opens it at /notebooks/, runs all cells, and checks what
 test_lab_browser.py checks in JupyterLab: the tape widget and its graphviz
 ``<svg>`` with b's gradient flagged None, the step slider's round trip through
@@ -20,20 +20,17 @@ import pytest
 # Imported first: it checks for Playwright and Chromium (skip, or fail when the
 # run requires the browser tests) before anything else.
 from tests.browser.jupyter import (
-    ARTIFACTS,
     WIDGET_SELECTOR,
-    Timer,
     check_sources_tab,
     check_step_slider,
     check_tape_graph,
     chromium_page,
     expect,
-    jupyter_server,
-    make_notebook,
     run_all_cells,
     wait_kernel_ready,
 )
 from tests.browser.notebook import NOTEBOOK_CELLS
+from tests.browser.server import ARTIFACTS, Timer, jupyter_server, make_notebook
 
 # Notebook 7.6's keyboard-shortcuts plugin raises this on every page, with no
 # notebook open as well: a race in its settings registry (jupyter/notebook#7862).

@@ -14,141 +14,44 @@ the course in test_notebooks.py. The same run checked against the cell's old
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-import secrets
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from tests.browser.server import (
+    EVERY_CELL_IN_PAGE,
+    NO_NEWS,
+    Server,
+    api,
+    jupyter_server,
+)
+
 from .course import NOTEBOOK_DIR, check_notebook, pairing_problems
 from .runner import run_notebook
 
 NAME = "01-gradient-tape-basics"
-# Loopback requests must never go to an http_proxy from the environment.
-_HTTP = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _api(url: str, token: str, method: str = "GET", body: dict | None = None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        url,
-        data=data,
-        method=method,
-        headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
-    )
-    with _HTTP.open(request, timeout=30) as response:
-        text = response.read()
-        return response.status, json.loads(text) if text else None
 
 
 @pytest.fixture
 def lab(tmp_path):
-    """A JupyterLab with jupytext serving a copy of notebooks/: (url, token, root)."""
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    for path in [*NOTEBOOK_DIR.glob("*.ipynb"), *NOTEBOOK_DIR.glob("*.md")]:
-        shutil.copy2(path, root)
-    shutil.copy2(NOTEBOOK_DIR / "jupytext.toml", root)
-    env = dict(os.environ)
-    for var, sub in [
-        ("JUPYTER_CONFIG_DIR", "config"),
-        ("JUPYTER_DATA_DIR", "data"),
-        ("JUPYTER_RUNTIME_DIR", "runtime"),
-        ("IPYTHONDIR", "ipython"),
-    ]:
-        (tmp_path / sub).mkdir()
-        env[var] = str(tmp_path / sub)
-    # jupytext's server extension (pip enables it on install; said again here,
-    # so that the test does not depend on how jupytext was installed).
-    extensions = {"jpserver_extensions": {"jupyterlab_jupytext": True}}
-    (tmp_path / "config" / "jupyter_server_config.json").write_text(
-        json.dumps({"ServerApp": extensions})
-    )
-    for plugin, values in [
-        # No news toast; every cell kept in the page (for a browser that edits).
-        (
-            "@jupyterlab/apputils-extension/notification",
-            {"fetchNews": "false", "checkForUpdates": False},
-        ),
-        ("@jupyterlab/notebook-extension/tracker", {"windowingMode": "none"}),
-    ]:
-        settings = tmp_path / "config" / "lab" / "user-settings" / plugin
-        settings.parent.mkdir(parents=True, exist_ok=True)
-        settings.with_name(f"{settings.name}.jupyterlab-settings").write_text(
-            json.dumps(values)
-        )
-    port, token = _free_port(), secrets.token_hex(24)
-    env["JUPYTER_TOKEN"] = token
-    command = [
-        sys.executable,
-        "-m",
+    """A JupyterLab with jupytext serving a copy of notebooks/."""
+    files = [*NOTEBOOK_DIR.glob("*.ipynb"), *NOTEBOOK_DIR.glob("*.md")]
+    with jupyter_server(
         "jupyterlab",
-        "--no-browser",
-        "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={port}",
-        "--ServerApp.port_retries=0",
-        f"--ServerApp.root_dir={root}",
-        "--LabApp.news_url=None",
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-        "--LabApp.extension_manager=readonly",
-        "--LabApp.expose_app_in_browser=True",
-    ]
-    if os.geteuid() == 0:
-        command.append("--allow-root")
-    log = tmp_path / "server.log"
-    url = f"http://127.0.0.1:{port}"
-    with open(log, "wb") as out:
-        server = subprocess.Popen(
-            command,
-            cwd=root,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if server.poll() is not None:
-                pytest.fail(f"jupyter lab exited:\n{log.read_text()}")
-            try:
-                if _api(f"{url}/api/status", token)[0] == 200:
-                    break
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"jupyter lab not ready in 90 s:\n{log.read_text()}")
-            time.sleep(0.2)
-        yield url, token, root
-    finally:
-        with contextlib.suppress(Exception):
-            _api(f"{url}/api/shutdown", token, method="POST")
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=10)
-    assert "jupytext" in log.read_text().lower(), "jupytext did not load:\n" + (
-        log.read_text()
-    )
+        tmp_path,
+        files=[*files, NOTEBOOK_DIR / "jupytext.toml"],
+        settings=NO_NEWS | EVERY_CELL_IN_PAGE,  # every cell, for a browser that edits
+        # jupytext's server extension (pip enables it on install; said again
+        # here, so that the test does not depend on how jupytext was installed).
+        server_config={
+            "ServerApp": {"jpserver_extensions": {"jupyterlab_jupytext": True}}
+        },
+        name="server-instructor-edit",
+    ) as server:
+        yield server
+    log = server.log.read_text()
+    assert "jupytext" in log.lower(), f"jupytext did not load:\n{log}"
 
 
 def _edit(nb: dict) -> None:
@@ -214,18 +117,17 @@ def check_the_saved_edit(path: Path, before: nbformat.NotebookNode, monkeypatch)
 @pytest.mark.slow
 @pytest.mark.timeout(400)
 def test_an_edit_saved_through_the_contents_api_passes_the_course_checks(
-    lab, monkeypatch
+    lab: Server, monkeypatch
 ):
-    url, token, root = lab
-    path = root / f"{NAME}.ipynb"
+    path = lab.root / f"{NAME}.ipynb"
     before = nbformat.read(path, as_version=4)
-    status, model = _api(f"{url}/api/contents/{NAME}.ipynb?content=1", token)
+    status, model = api(f"{lab.url}/api/contents/{NAME}.ipynb?content=1", lab.token)
     assert status == 200 and model["type"] == "notebook"
     nb = model["content"]
     _edit(nb)
-    status, saved = _api(
-        f"{url}/api/contents/{NAME}.ipynb",
-        token,
+    status, saved = api(
+        f"{lab.url}/api/contents/{NAME}.ipynb",
+        lab.token,
         method="PUT",
         body={"type": "notebook", "format": "json", "content": nb},
     )
