@@ -527,7 +527,8 @@ class _Stderr(logging.StreamHandler):
 
     @stream.setter
     def stream(self, value: Any) -> None:
-        pass
+        # logging sets the stream on construction; this handler never keeps one
+        del value
 
 
 def _tensorflow_logger() -> logging.Logger:
