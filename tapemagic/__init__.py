@@ -127,8 +127,8 @@ def _make_readable(tape: Any) -> None:
 # The engine never imports the graph package: GradientTape(explain=True) and
 # tape.explain() ask through registration hooks, filled with these loaders, and
 # the graph package loads on first use. The root imports nothing here (importing
-# tapemagic.graph.diagnosis must not load the engine): engine/tape.py hands its
-# module to _register_engine_hooks when it is first imported.
+# tapemagic.graph.diagnosis must not load the engine): engine/hooks.py hands
+# itself to _register_engine_hooks when it is first imported.
 def _explain_log() -> Any:
     """What ``GradientTape(explain=True)`` listens with: a new ExplainLog."""
     from .graph.log import ExplainLog
@@ -143,7 +143,8 @@ def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
     return explain_tape(tape, target, sources)
 
 
-def _register_engine_hooks(tape_module: Any) -> None:
-    """Fill the engine's registration hooks with the loaders above."""
-    tape_module.set_explain_factory(_explain_log)
-    tape_module.set_diagnosis(_explain_tape)
+def _register_engine_hooks(hooks: Any) -> None:
+    """Fill the engine's registration hooks (``engine/hooks.py``) with the
+    loaders above."""
+    hooks.set_explain_factory(_explain_log)
+    hooks.set_diagnosis(_explain_tape)

@@ -49,7 +49,7 @@ from IPython.display import display
 
 import tapemagic
 
-from .engine import tape as tape_module
+from .engine import hooks as engine_hooks
 from .engine.tape import (
     GradientTape,
     set_explain_default,
@@ -642,7 +642,7 @@ def explain_every_tape(shell: Any, on: bool) -> None:
 
         set_explain_factory(notebook_log)
     else:
-        tapemagic._register_engine_hooks(tape_module)  # the package's own factory
+        tapemagic._register_engine_hooks(engine_hooks)  # the package's own factory
     set_explain_default(on)
 
 

@@ -569,11 +569,11 @@ def test_a_nan_asked_in_a_later_cell_is_explained(ip):
 
 
 def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
-    from tapemagic.engine import tape as tape_module
+    from tapemagic.engine import hooks
 
     run(ip, "%tape --all on")
     try:
-        assert tape_module._explain_default is True
+        assert hooks._explain_default is True
         _, captured = run(ip, "with tf.GradientTape() as t:\n"
                               "    total = tf.reduce_sum(tf.floor(w))\n"
                               "g = t.gradient(total, w)")  # fmt: skip
@@ -588,8 +588,8 @@ def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
         assert shown(captured).strip() == ""
         # Tapes made inside tapemagic (Keras' fit) keep no log.
         made = []
-        factory = tape_module._explain_factory
-        tape_module.set_explain_factory(lambda: made.append(1) or factory())
+        factory = hooks._explain_factory
+        hooks.set_explain_factory(lambda: made.append(1) or factory())
         try:
             result, _ = run(
                 ip,
@@ -599,12 +599,12 @@ def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
                 "mine = tf.GradientTape()",
             )
         finally:
-            tape_module.set_explain_factory(factory)
+            hooks.set_explain_factory(factory)
         assert result.success, result.error_in_exec
         assert made == [1]  # the user's own tape only
     finally:
         run(ip, "%tape --all off")
-    assert tape_module._explain_default is False
+    assert hooks._explain_default is False
     _, captured = run(ip, "with tf.GradientTape() as t:\n"
                           "    total = tf.reduce_sum(tf.floor(w))\n"
                           "g = t.gradient(total, w)")  # fmt: skip
@@ -617,9 +617,9 @@ def test_unloading_stops_explaining_later_cells(ip):
     run(ip, "%tape --all on")
     ip.extension_manager.unload_extension("tapemagic")
     try:
-        from tapemagic.engine import tape as tape_module
+        from tapemagic.engine import hooks
 
-        assert tape_module._explain_default is False
+        assert hooks._explain_default is False
         _, captured = run(ip, "grads = tape.gradient(loss, w)")
         assert ip.user_ns["grads"] is None and shown(captured).strip() == ""
     finally:

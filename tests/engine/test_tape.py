@@ -18,7 +18,7 @@ from tapemagic.engine import (
     convert_to_tensor,
     defop,
 )
-from tapemagic.engine import tape as tape_module
+from tapemagic.engine import jacobian as jacobian_module
 from tapemagic.engine.context import state
 from tapemagic.engine.ops import linalg as L
 from tapemagic.engine.ops import math as M
@@ -420,7 +420,7 @@ def test_large_jacobians_are_chunked_into_several_sweeps_with_the_same_result(
         return original(self, seeds, source_ids)
 
     monkeypatch.setattr(GradientTape, "_sweep", counting)
-    monkeypatch.setattr(tape_module, "JACOBIAN_CHUNK_ELEMENTS", 400)  # 10 rows each
+    monkeypatch.setattr(jacobian_module, "JACOBIAN_CHUNK_ELEMENTS", 400)  # 10 rows each
     chunked = tape.jacobian(y, x).numpy()
     assert len(calls) == 4
     np.testing.assert_array_equal(chunked, whole)

@@ -21,8 +21,7 @@ from IPython.lib.pretty import pretty
 import tapemagic
 import tapemagic.graph
 import tapemagic.tf as tf
-from tapemagic.engine import GradientTape
-from tapemagic.engine import tape as tape_module
+from tapemagic.engine import GradientTape, hooks
 from tapemagic.engine.recorder import explain_listener
 from tapemagic.graph.diagnosis import assert_no_none_gradients, diagnose
 from tapemagic.graph.findings import CAUSES, Finding, Findings
@@ -863,13 +862,13 @@ def test_explain_needs_a_log_and_the_graph_package():
         pass
     with pytest.raises(ValueError, match="keeps no explanation log"):
         plain.explain()
-    registered = tape_module._diagnosis
+    registered = hooks._diagnosis
     try:
-        tape_module.set_diagnosis(None)
+        hooks.set_diagnosis(None)
         with pytest.raises(RuntimeError, match="needs tapemagic.graph"):
             plain.explain()
     finally:
-        tape_module.set_diagnosis(registered)
+        hooks.set_diagnosis(registered)
 
 
 def test_findings_print_as_sentences_and_escaped_html(ip):

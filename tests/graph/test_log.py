@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tapemagic.tf as tf
-from tapemagic.engine import GradientTape
-from tapemagic.engine import tape as tape_module
+from tapemagic.engine import GradientTape, hooks
 from tapemagic.engine.context import state
 from tapemagic.engine.recorder import explain_listener
 from tapemagic.graph import log as log_module
@@ -57,13 +56,13 @@ def test_log_listens_only_inside_the_with_block():
 
 def test_explain_true_uses_the_registered_factory():
     assert isinstance(explain_listener(GradientTape(explain=True)), ExplainLog)
-    registered = tape_module._explain_factory
+    registered = hooks._explain_factory
     try:
-        tape_module.set_explain_factory(None)
+        hooks.set_explain_factory(None)
         with pytest.raises(RuntimeError, match="needs the explanation log"):
             GradientTape(explain=True)
     finally:
-        tape_module.set_explain_factory(registered)
+        hooks.set_explain_factory(registered)
 
 
 def test_explain_rejects_what_is_not_an_observer():

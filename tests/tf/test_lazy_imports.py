@@ -83,6 +83,10 @@ print(json.dumps({{
         "tapemagic.engine.custom", "tapemagic.engine.module",
         "tapemagic.engine.tensor_spec", "tapemagic.engine.random_seed",
     ),
+    "tape_modules": loaded(
+        "tapemagic.engine.tape", "tapemagic.engine.request",
+        "tapemagic.engine.hooks", "tapemagic.engine.jacobian",
+    ),
 }}))
 """
     )
@@ -91,6 +95,14 @@ print(json.dumps({{
         "lazy_ops": [],
         "tf_submodules": ["tapemagic.tf"],
         "engine_extras": [],
+        # The tape's own modules load with it: a first gradient needs them (the
+        # jacobians' too, since nothing in the engine loads lazily).
+        "tape_modules": [
+            "tapemagic.engine.hooks",
+            "tapemagic.engine.jacobian",
+            "tapemagic.engine.request",
+            "tapemagic.engine.tape",
+        ],
     }
 
 
