@@ -12,11 +12,11 @@ value into NumPy) runs eagerly on every call instead, with a warning naming
 the line. With a tape recording or a listener listening at call time, the
 plan replays through the engine's ops, so tapes and explanations see them.
 
-What a traced function does to its arguments and results holds too: with an
-``input_signature`` the arguments are bound to it and converted to tensors of
-its dtypes (a tensor of another dtype or shape is refused); without one, NumPy
-arrays anywhere in the arguments become tensors while Python numbers stay as
-they are; and the results come back as tensors.
+What a traced function does to its arguments and results holds too
+(``_arguments.py``: an ``input_signature`` binds and converts them, NumPy
+arrays become tensors, results come back as tensors), and what TensorFlow
+tells the user (``_messages.py``: the retracing warning, the warning of a
+function that runs eagerly, the errors of a trace that makes variables).
 """
 
 from __future__ import annotations
@@ -25,36 +25,30 @@ import contextlib
 import copy
 import functools
 import inspect
-import io
-import logging
 import sys
 import types
-import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..engine import Tensor, TensorSpec, Variable, convert_to_tensor, nest
+from ..engine import Tensor, TensorSpec, Variable, nest
 from ..engine.context import state
 from ..engine.eager_tensor import tensor_of
 from ..engine.plan import Plan, compile_plan, run_on_tensors
 from ..engine.tensor import array_of, id_of
 from ..engine.trace import Tracer, VariableCreated
+from ._arguments import as_result, bind, holds_numpy, numpy_to_tensor, pack_result
+from ._messages import NOT_FIRST, SINGLETON, Quiet, RecentTracing, warn_eager
 from ._signature import (
-    Mismatch,
     call_key,
     check_arguments,
     check_signature,
     compatible,
-    describe_spec,
     generalize,
-    same_value,
     shape_text,
     spec_key,
-    spec_parameters,
-    to_structure,
 )
 
 __all__ = ["ConcreteFunction", "Function", "executing_eagerly", "function"]
@@ -139,7 +133,7 @@ class Function:
         self._plans: dict[Any, tuple[Any, Plan | None]] = {}
         self._traces: list[Any] = []  # trace keys, TensorFlow's concrete functions
         self._tracing_count = 0
-        self._recent = _RecentTracing()
+        self._recent = RecentTracing()
         self._warned = False
         self._bound: Any = weakref.WeakKeyDictionary()
 
@@ -253,12 +247,12 @@ class Function:
 
     def _convert(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         if self._input_signature is None:
-            if _holds_numpy(args):
-                args = nest.map_structure(_numpy_to_tensor, args)
-            if kwargs and _holds_numpy(kwargs):
-                kwargs = nest.map_structure(_numpy_to_tensor, kwargs)
+            if holds_numpy(args):
+                args = nest.map_structure(numpy_to_tensor, args)
+            if kwargs and holds_numpy(kwargs):
+                kwargs = nest.map_structure(numpy_to_tensor, kwargs)
             return args, kwargs
-        return self._bind(args, kwargs)
+        return bind(self._call_signature(), self._input_signature, args, kwargs)
 
     def _trace_key_for(self, key: Any) -> tuple[Any, bool]:
         """The trace a call key runs, and whether it exists already."""
@@ -282,7 +276,7 @@ class Function:
             known = False
         names = self._symbolic_names(call, tensors, tkey)
         first = not self._traces
-        forbid = None if first else _NOT_FIRST
+        forbid = None if first else NOT_FIRST
         try:
             result, tracer, flat = self._run_traced(call, tensors, names, known, forbid)
             if tracer.created and first:
@@ -292,7 +286,7 @@ class Function:
                 if not known:
                     self._tracing_count += 1
                 result, tracer, flat = self._run_traced(
-                    call, tensors, names, known, _SINGLETON
+                    call, tensors, names, known, SINGLETON
                 )
         except VariableCreated as err:
             if not first and not known:
@@ -320,7 +314,7 @@ class Function:
             if silent:
                 # Another shape for a trace TensorFlow made once: its Python
                 # side effects ran then, so its prints stay quiet now.
-                stack.enter_context(contextlib.redirect_stdout(_Quiet(sys.stdout)))
+                stack.enter_context(contextlib.redirect_stdout(Quiet(sys.stdout)))
             try:
                 result = self._python_function(*args, **kwargs)
             except VariableCreated:
@@ -329,11 +323,13 @@ class Function:
             # A variable returned is read now (and on every replay); other
             # values become constant tensors, outside the trace.
             flat = [
-                self._output(leaf) if isinstance(leaf, Variable) else leaf
+                as_result(leaf, self._python_function)
+                if isinstance(leaf, Variable)
+                else leaf
                 for leaf in nest.flatten(result)
             ]
-        flat = [self._output(leaf) for leaf in flat]
-        packed = _pack_result(result, flat)
+        flat = [as_result(leaf, self._python_function) for leaf in flat]
+        packed = pack_result(result, flat)
         return packed, tracer, flat
 
     def _symbolic_names(self, call: tuple, tensors: list, tkey: Any) -> list:
@@ -364,19 +360,12 @@ class Function:
         if self._warned:
             return
         self._warned = True
-        name = getattr(self._python_function, "__name__", "function")
-        warnings.warn_explicit(
-            f"tf.function {name!r} runs eagerly on every call: line "
-            f"{reason.lineno} of {reason.filename} {reason.reason}, which a traced "
-            f"function cannot replay. {_HINTS[reason.kind]}",
-            UserWarning,
-            reason.filename,
-            reason.lineno,
-        )
+        warn_eager(self._python_function, reason)
 
     def _run_eagerly(self, args: tuple, kwargs: dict) -> Any:
         result = self._python_function(*args, **kwargs)
-        return _pack_result(result, [self._output(x) for x in nest.flatten(result)])
+        flat = [as_result(x, self._python_function) for x in nest.flatten(result)]
+        return pack_result(result, flat)
 
     def _pack(self, template: Any, leaves: list) -> Any:
         return nest.pack_sequence_as(template, leaves)
@@ -386,57 +375,6 @@ class Function:
         if self._signature is None:
             self._signature = inspect.signature(self._python_function)
         return self._signature
-
-    def _bind(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        signature = self._call_signature()
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as err:
-            raise self._binding_error(str(err), args, kwargs) from None
-        specs = dict(zip(spec_parameters(signature), self._input_signature))
-        for name, value in bound.arguments.items():
-            if name in specs:
-                try:
-                    bound.arguments[name] = to_structure(value, specs[name])
-                except Mismatch as err:
-                    raise self._binding_error(str(err), args, kwargs) from None
-            elif not same_value(value, signature.parameters[name].default):
-                reason = (
-                    f"{name}={value!r} is not in the input_signature, so it keeps "
-                    f"its default, {signature.parameters[name].default!r}"
-                )
-                raise self._binding_error(reason, args, kwargs)
-        return bound.args, bound.kwargs
-
-    def _binding_error(self, reason: str, args: tuple, kwargs: dict) -> TypeError:
-        signature = self._call_signature()
-        names = spec_parameters(signature)
-        described = [
-            f"{name}: {describe_spec(spec)}"
-            for name, spec in zip(names, self._input_signature)
-        ]
-        return TypeError(
-            f"Binding inputs to tf.function failed due to `{reason}`. Received "
-            f"args: {args!r} and kwargs: {kwargs!r} for signature: "
-            f"({', '.join(described)}). Pass one argument per tf.TensorSpec, of "
-            "its dtype and shape: convert or cast it first, e.g. tf.cast(x, "
-            "tf.float32)."
-        )
-
-    def _output(self, leaf: Any) -> Any:
-        if leaf is None or isinstance(leaf, (Tensor, str)):
-            return leaf  # tapemagic has no string tensors: a str stays a str
-        if isinstance(
-            leaf, (Variable, bool, int, float, complex, np.ndarray, np.generic)
-        ):
-            return convert_to_tensor(leaf)
-        raise TypeError(
-            "To be compatible with tf.function, Python functions must return zero "
-            "or more Tensors or ExtensionTypes or None values; in compilation of "
-            f"{self._python_function!r}, found return value of type "
-            f"{type(leaf).__name__}, which is not a Tensor or ExtensionType. Return "
-            "tensors, numbers or None (or nested lists, tuples and dicts of them)."
-        )
 
 
 def _make(func: Callable, input_signature: Any, reduce_retracing: bool) -> Function:
@@ -468,112 +406,8 @@ class ConcreteFunction:
         return f"<ConcreteFunction {name}>"
 
 
-class _RecentTracing:
-    """TensorFlow's warning when most recent calls traced: 5 traces within
-    the last 10 calls warn (twice at most per function), on the
-    ``tensorflow`` logger as TensorFlow logs it."""
-
-    def __init__(self) -> None:
-        self.calls_per_trace: list[int] = []  # calls since each trace
-        self.calls = 0
-        self.warnings = 0
-
-    def called(self, traced: bool, function: Any = None) -> None:
-        self.calls += 1
-        if not traced:
-            if not self.calls_per_trace:
-                self.calls_per_trace = [0]
-            self.calls_per_trace[-1] += 1
-            return
-        self.calls_per_trace.append(1)
-        while self.calls_per_trace and self.calls - self.calls_per_trace[0] > 10:
-            self.calls -= self.calls_per_trace.pop(0)
-        if self.warnings >= 2 or len(self.calls_per_trace) < 5:
-            return
-        self.warnings += 1
-        _tensorflow_logger().warning(
-            f"{len(self.calls_per_trace)} out of the last {self.calls} calls to "
-            f"{function} triggered tf.function retracing. Tracing is expensive "
-            "and the excessive number of tracings could be due to (1) creating "
-            "@tf.function repeatedly in a loop, (2) passing tensors with "
-            "different shapes, (3) passing Python objects instead of tensors. "
-            "For (1), please define your @tf.function outside of the loop. For "
-            "(2), @tf.function has reduce_retracing=True option that can avoid "
-            "unnecessary retracing. For (3), please refer to "
-            "https://www.tensorflow.org/guide/function#controlling_retracing and "
-            "https://www.tensorflow.org/api_docs/python/tf/function for  more "
-            "details."
-        )
-
-
-class _Quiet(io.TextIOBase):
-    """``sys.stdout`` while a trace runs again for a new shape: Python's
-    ``print`` says nothing, while ``tf.print`` (which prints on every call)
-    writes to the stream behind it (``real``), then and on every replay."""
-
-    def __init__(self, real: Any) -> None:
-        self.real = real
-
-    def write(self, text: str) -> int:
-        return len(text)
-
-
-class _Stderr(logging.StreamHandler):
-    """A handler writing to whatever ``sys.stderr`` is when it writes."""
-
-    @property  # type: ignore[override]
-    def stream(self) -> Any:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, value: Any) -> None:
-        # logging sets the stream on construction; this handler never keeps one
-        del value
-
-
-def _tensorflow_logger() -> logging.Logger:
-    # "WARNING:tensorflow:..." on stderr, as TensorFlow's own handler shows it
-    # (unless the application configured the logger itself).
-    logger = logging.getLogger("tensorflow")
-    if not logger.handlers:
-        handler = _Stderr()
-        handler.setFormatter(logging.Formatter("%(levelname)s:%(name)s:%(message)s"))
-        logger.addHandler(handler)
-        logger.propagate = False
-    return logger
-
-
-_SINGLETON = (
-    "tf.function only supports singleton tf.Variables created on the first call. "
-    "Make sure the tf.Variable is only created once or created outside "
-    "tf.function. See https://www.tensorflow.org/guide/function"
-    "#creating_tfvariables for more information."
-)
-_NOT_FIRST = (
-    "Creating variables on a non-first call to a function decorated with "
-    "tf.function. Create them on the first call only (if self.v is None: ...), "
-    "or outside the function."
-)
-
-
-_HINTS = {
-    "branch": "TensorFlow's autograph would convert it (to tf.cond or "
-    "tf.while_loop); write it with tf.cond, tf.where or tf.while_loop to have "
-    "the function traced.",
-    "escape": "In TensorFlow a traced tensor has no value (this raises); keep "
-    "the computation in tf ops to have the function traced.",
-    "other": "Write it with tf ops to have the function traced.",
-}
-
-
 def _placeholder(leaf: Any) -> int:
     return 0
-
-
-def _pack_result(result: Any, flat: list) -> Any:
-    if isinstance(result, Tensor) or result is None:
-        return result
-    return nest.pack_sequence_as(result, flat)
 
 
 def _stand_in(leaf: Any) -> Any:
@@ -595,19 +429,6 @@ def _trace_shapes(key: Any, shapes: list) -> None:
         return
     for part in key:
         _trace_shapes(part, shapes)
-
-
-def _holds_numpy(structure: Any) -> bool:
-    return any(
-        isinstance(leaf, (np.ndarray, np.generic)) for leaf in nest.flatten(structure)
-    )
-
-
-def _numpy_to_tensor(leaf: Any) -> Any:
-    # A traced function takes NumPy values as tensors and Python numbers as they are.
-    if isinstance(leaf, (np.ndarray, np.generic)):
-        return convert_to_tensor(leaf)
-    return leaf
 
 
 def executing_eagerly() -> bool:
