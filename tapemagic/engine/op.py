@@ -70,6 +70,8 @@ class Op:
             log, sqrt, division), ``"value"`` (its value overflows: exp, cosh),
             or None. The explanation log checks such ops' outputs for
             finiteness, and the diagnosis traces a NaN gradient to them.
+        integer_gradient: the op's integer output is recorded and passes a
+            gradient back (see :func:`defop`).
     """
 
     __slots__ = (
@@ -86,6 +88,7 @@ class Op:
         "dropped",
         "drops",
         "singular",
+        "integer_gradient",
         "doc",
     )
 
@@ -102,6 +105,7 @@ class Op:
         reads: tuple[frozenset[int], ...] | None = None,
         on_arrays: bool = True,
         singular: str | None = None,
+        integer_gradient: bool = False,
     ) -> None:
         if singular not in (None, "derivative", "value"):
             raise ValueError(
@@ -110,6 +114,7 @@ class Op:
             )
         self.name = name
         self.singular = singular
+        self.integer_gradient = integer_gradient
         self.forward = forward
         self.vjp = vjp
         self.on_arrays = on_arrays
@@ -159,6 +164,7 @@ def defop(
     same_dtype: bool = True,
     saves: tuple[str, ...] | dict[str, tuple[str, ...]] | None = None,
     singular: str | None = None,
+    integer_gradient: bool = False,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -183,6 +189,9 @@ def defop(
         singular: ``"derivative"`` if the op's derivative is infinite or
             undefined at some finite inputs, ``"value"`` if only its value can
             overflow there, else None (see :class:`Op`).
+        integer_gradient: the op's integer output passes a gradient back to its
+            floating input, so a tape records it (TensorFlow's top_k, whose
+            indices give zeros); otherwise an integer result carries none.
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -232,6 +241,7 @@ def defop(
         same_dtype=same_dtype,
         reads=reads,
         singular=singular,
+        integer_gradient=integer_gradient,
     )
     OP_TABLE[name] = op
 

@@ -210,7 +210,7 @@ class GradientTape:
                 return False
             dropped = drops[mask]
         if len(outputs) == 1:
-            if outputs[0]._value.dtype.kind not in "fc":
+            if outputs[0]._value.dtype.kind not in "fc" and not op.integer_gradient:
                 return False  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
             return False  # (an op with no outputs at all, such as unstack of nothing)
@@ -223,6 +223,10 @@ class GradientTape:
                 break
         self._nodes.append((op, inputs, outputs, params))
         if len(outputs) == 1:
+            if op.integer_gradient and outputs[0]._value.dtype.kind not in "fc":
+                # NOTE: a target, but not tracked: as TensorFlow's tape, which
+                # records no op whose watched inputs are all integers.
+                return True
             tracked.add(outputs[0]._id)
         else:
             tracked.update([o._id for o in outputs])

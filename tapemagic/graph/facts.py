@@ -154,18 +154,20 @@ class Facts:
             uses = [op for op, _ in self.index.uses(value) if op.during is None]
         return min(uses, key=lambda op: op.seq) if uses else None
 
-    def role(self, values: tuple[str, ...]) -> Role | None:
+    def role(self, values: tuple[str, ...], q: Query) -> Role | None:
         """What ``values`` (the outputs of an op without a gradient, say) are
-        used as, following them through other ops without a gradient: the
-        condition of a ``tf.where``, the mask of a ``tf.boolean_mask``, the
-        indices of a gather, a shape; None when they are used as numbers."""
+        used as on the way to ``q``'s targets, following them through other
+        ops without a gradient: the condition of a ``tf.where``, the mask of a
+        ``tf.boolean_mask``, the indices of a gather, a shape; None when they
+        are used as numbers."""
+        anc, _, _ = self.ancestors(q)
         seen = set(values)
         stack = list(values)
         mask = False
         while stack:
             value = stack.pop()
             for user, i in self.index.uses(value):
-                if user.during is not None:
+                if user.during is not None or not any(o in anc for o in user.outputs):
                     continue
                 name = user.op
                 if name == "where" and i == 0:

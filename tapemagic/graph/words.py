@@ -383,4 +383,6 @@ def op_words(values: Mapping[str, Value], op: OpNode) -> str:
         return name.split("/", 1)[1]
     if name in ("where", "stop_gradient"):
         return f"tf.{name}"
+    if name == "argsort" and dict(op.params).get("k", "-1") != "-1":
+        return "tf.math.top_k"  # its indices
     return name

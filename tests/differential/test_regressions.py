@@ -290,3 +290,64 @@ def test_clip_by_value_is_the_minimum_then_the_maximum():
     assert g_t.numpy().tolist() == [0, 0, 0, 0, 1, 0, 1, 0]
     assert g_lo.numpy().tolist() == [1, 0, 1, 1, 0, 1, 0, 1]
     assert g_hi.numpy().tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
+
+
+def test_the_order_argsort_and_top_k_give_has_a_gradient_of_zeros():
+    # TensorFlow sorts with top_k, whose gradient scatters the values' cotangent
+    # (none here): zeros, -0. when ascending (it sorts the negated values). Its
+    # tape records no op whose watched inputs are all integers, so a transpose
+    # (argsort on another axis) or a cast of the order cuts the path: None.
+    v = tf.Variable([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], dtype=tf.float64)
+    x = tf.constant([2.0, 1.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        up = tf.argsort(v)
+        down = tf.argsort(x, direction="DESCENDING")
+        other_axis = tf.argsort(v, axis=0, direction="DESCENDING")
+        top = tf.math.top_k(v, 2)
+        cast = tf.cast(up, tf.float64) * v
+        halves = up / 2
+    assert repr(tape.gradient(up, v)) == (
+        "<tf.Tensor: shape=(2, 3), dtype=float64, numpy=\n"
+        "array([[-0., -0., -0.],\n       [-0., -0., -0.]])>"
+    )
+    assert repr(tape.gradient(down, x)) == (
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>"
+    )
+    assert repr(tape.gradient(top.indices, v)) == (
+        "<tf.Tensor: shape=(2, 3), dtype=float64, numpy=\n"
+        "array([[0., 0., 0.],\n       [0., 0., 0.]])>"
+    )
+    assert repr(tape.gradient(cast, v)) == (
+        "<tf.Tensor: shape=(2, 3), dtype=float64, numpy=\n"
+        "array([[1., 2., 0.],\n       [0., 2., 1.]])>"
+    )
+    for cut in (other_axis, top.indices[0], tf.transpose(top.indices), halves):
+        assert tape.gradient(cut, v) is None
+    assert tape.jacobian(up, v) is None
+    assert repr(tape.batch_jacobian(up, v)) == (
+        "<tf.Tensor: shape=(2, 3, 3), dtype=int32, numpy=\n"
+        "array([[[0, 0, 0],\n        [0, 0, 0],\n        [0, 0, 0]],\n\n"
+        "       [[0, 0, 0],\n        [0, 0, 0],\n        [0, 0, 0]]], dtype=int32)>"
+    )
+
+
+def test_a_cross_entropy_over_no_classes_is_zero():
+    x = tf.zeros([2, 0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.nn.softmax_cross_entropy_with_logits(x, x)
+        by_rows = tf.nn.softmax_cross_entropy_with_logits(
+            tf.zeros([0, 3]), tf.zeros([0, 3]), axis=0
+        )
+    assert repr(loss) == (
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 0.], dtype=float32)>"
+    )
+    assert repr(by_rows) == (
+        "<tf.Tensor: shape=(3,), dtype=float32, numpy=array([0., 0., 0.], "
+        "dtype=float32)>"
+    )
+    assert repr(tape.gradient(loss, x)) == (
+        "<tf.Tensor: shape=(2, 0), dtype=float32, numpy=array([], shape=(2, 0), "
+        "dtype=float32)>"
+    )

@@ -7,6 +7,7 @@ Each program here was run under tensorflow-cpu 2.21.0 (with
 
 from __future__ import annotations
 
+import logging
 import warnings
 
 import numpy as np
@@ -15,6 +16,19 @@ import pytest
 import tapemagic.tf as tf
 
 
+@pytest.fixture
+def bare_tensorflow_logger(monkeypatch):
+    """The "tensorflow" logger as a kernel without TensorFlow has it: no handler.
+
+    In this test process TensorFlow itself may have set its handler on it (the
+    recorder's tests import it), whose stream is the stderr of that moment.
+    """
+    logger = logging.getLogger("tensorflow")
+    monkeypatch.setattr(logger, "handlers", [])
+    monkeypatch.setattr(logger, "propagate", True)
+
+
+@pytest.mark.usefixtures("bare_tensorflow_logger")
 def test_the_guides_print_and_tf_print_example(capsys):
     """TensorFlow printed on stdout:
     Traced with 1 / Traced with 2 / Traced with Tensor("x:0", shape=(), dtype=int32)

@@ -140,6 +140,8 @@ def log_softmax(
 
 def _softmax_xent_forward(labels: np.ndarray, logits: np.ndarray, *, axis: int):
     # sum(labels * (logsumexp(logits) - logits)), shifted by the max as TF's kernel.
+    if not logits.shape[axis]:  # no classes: a loss of 0, as TensorFlow's
+        return np.zeros(np.delete(logits.shape, axis), logits.dtype)
     shifted = logits - np.max(logits, axis=axis, keepdims=True)
     lse = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
     return np.sum(labels * (lse - shifted), axis=axis)

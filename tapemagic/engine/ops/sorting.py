@@ -1,11 +1,10 @@
-"""Sorting: the ``argsort`` primitive (not differentiable) beside its
+"""Sorting: the ``argsort`` primitive (a gradient of zeros) beside its
 TensorFlow-signature wrapper, and ``sort`` and ``top_k``, composed of it and a
 ``gather`` so the gradient of each entry goes back to where it came from.
 """
 
 from __future__ import annotations
 
-import builtins
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -22,12 +21,13 @@ from ._util import check_axis
 __all__ = ["TopKV2", "argsort", "sort", "top_k"]
 
 
-# -- sorting: argsort (not differentiable), sort and top_k (composed with gather) ----
+# -- sorting: argsort (zero gradient), sort and top_k (composed with gather) ---------
 
 
 def _argsort_forward(
-    x: np.ndarray, *, axis: int, descending: bool, dtype: np.dtype
+    x: np.ndarray, *, axis: int, descending: bool, dtype: np.dtype, k: int = -1
 ) -> np.ndarray:
+    """The order along ``axis``; with ``k`` >= 0 its first ``k`` (on the last axis)."""
     if not descending:
         order = np.argsort(x, axis=axis, kind="stable")
     else:
@@ -35,11 +35,22 @@ def _argsort_forward(
         # sort the reversed axis ascending, stably, and reverse the result.
         flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
         order = x.shape[axis] - 1 - np.flip(flipped, axis)
+    if k >= 0:
+        order = order[..., :k]
     return order.astype(dtype)
 
 
-# The order is piecewise constant in the values: no gradient (None), as TensorFlow.
-_argsort = defop("argsort", _argsort_forward)
+def _argsort_vjp(ns, g, out, x, *, axis, descending, dtype, k=-1):
+    # The order is piecewise constant in the values: a gradient of zeros, as
+    # TensorFlow's, which sorts with top_k (whose gradient scatters the values'
+    # cotangent, none here) and, ascending, on the negated values: -0. then.
+    shape = ns.shape(g)[: ns.nb(g, out)] + ns.shape(x)
+    return (ns.constant(np.full(shape, 0.0 if descending else -0.0, ns.dtype(x))),)
+
+
+_argsort = defop(
+    "argsort", _argsort_forward, _argsort_vjp, saves=(), integer_gradient=True
+)
 
 
 def _sort_direction(direction: Any) -> bool:
@@ -67,8 +78,10 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     """The int32 indices that sort ``values`` along ``axis``.
 
     Equal values keep their order (the lower index first) in both directions,
-    as TensorFlow's sort does. Not differentiable: a gradient through it is
-    ``None``.
+    as TensorFlow's sort does. The order does not change with small changes
+    of the values, so its gradient is zeros (``-0.`` ascending, as TensorFlow
+    gives); an index used to gather passes no gradient to the values it came
+    from (``None``).
 
     Args:
         values: a numeric tensor of rank >= 1.
@@ -90,8 +103,26 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
     """
     x = convert_to_tensor(values)
     descending = _sort_direction(direction)
-    ax = check_axis(axis, x._value.ndim, "argsort")
-    params = {"axis": ax, "descending": descending, "dtype": np.dtype(np.int32)}
+    ndim = x._value.ndim
+    ax = check_axis(axis, ndim, "argsort")
+    if ax == ndim - 1:
+        return _order(x, ax, descending)
+    # NOTE: another axis is swapped with the last one and back, as TensorFlow
+    # does: a transpose of the integer order is not recorded, so the gradient
+    # is None there rather than zeros.
+    perm = list(range(ndim))
+    perm[ax], perm[-1] = perm[-1], perm[ax]
+    order = _order(_shape.transpose(x, perm), ndim - 1, descending)
+    return _shape.transpose(order, perm)
+
+
+_INT32 = np.dtype(np.int32)
+
+
+def _order(x: Tensor, axis: int, descending: bool, k: int = -1,
+           dtype: np.dtype = _INT32) -> Tensor:  # fmt: skip
+    """The argsort primitive along ``axis``; its first ``k`` when ``k`` >= 0."""
+    params = {"axis": axis, "descending": descending, "dtype": dtype, "k": k}
     return apply(_argsort.op, (x,), params)
 
 
@@ -120,8 +151,9 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
         array([[3., 2., 1.]], dtype=float32)
     """
     x = convert_to_tensor(values)
-    order = argsort(x, axis, direction)
-    return _take_along(x, order._value, check_axis(axis, x._value.ndim, "sort"))
+    ax = check_axis(axis, x._value.ndim, "sort")
+    order = _order(x, ax, _sort_direction(direction))
+    return _take_along(x, order._value, ax)
 
 
 class TopKV2(NamedTuple):
@@ -137,7 +169,7 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
 
     Equal values come lower index first, as in TensorFlow. The values are
     gathered at the indices, so their gradient goes back to those positions
-    (scattered into zeros); the indices have none.
+    (scattered into zeros); the indices' gradient is zeros, as TensorFlow's.
 
     Args:
         input: a numeric tensor of rank >= 1 whose last axis has >= ``k`` entries.
@@ -184,8 +216,6 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
             f"top_k: index_type must be tf.int32 or tf.int64, got {index_dtype!r}."
         )
     ndim = len(shape)
-    params = {"axis": ndim - 1, "descending": True, "dtype": index_dtype._np}
-    order = apply(_argsort.op, (x,), params)
-    indices = _indexing.getitem_raw(order, (Ellipsis, builtins.slice(0, count)))
+    indices = _order(x, ndim - 1, True, count, index_dtype._np)
     values = _indexing.gather(x, indices, axis=ndim - 1, batch_dims=ndim - 1)
     return TopKV2(values, indices)

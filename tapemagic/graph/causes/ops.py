@@ -29,7 +29,7 @@ def _find_integer_cast(
 
 
 def _integer_cast_words(w: Words, b: Break) -> tuple[str, str]:
-    role = w.facts.role(b.op.outputs)
+    role = w.facts.role(b.op.outputs, w.q)
     if role is not None:
         return _role_words(w, b, role)
     return (
@@ -76,7 +76,7 @@ def _non_differentiable_words(w: Words, b: Break) -> tuple[str, str]:
         )
     if b.detail in op.no_gradient_inputs:
         # The source itself is the condition, the indices, the shape...
-        role = w.facts.role((b.value,))
+        role = w.facts.role((b.value,), w.q)
         if role is not None and role.op is op:
             return _role_words(w, b, role)
     if op.op in ("shape", "size", "rank"):
@@ -85,9 +85,15 @@ def _non_differentiable_words(w: Words, b: Break) -> tuple[str, str]:
             f"and a {op.op} has no gradient",
             f"Compute {t} from the values of {s}, not only from its {op.op}",
         )
-    role = w.facts.role(op.outputs)
+    role = w.facts.role(op.outputs, w.q)
     if role is not None and op.op not in ("zeros_like", "ones_like"):
         return _role_words(w, b, role)
+    if op.op in ("argmax", "argmin", "argsort"):
+        return (
+            f"the path from {s} to {t} goes through {w.op(op)} {w.at(b.line)}, "
+            "which gives indices, and positions have no gradient",
+            _non_differentiable_fix(op.op),
+        )
     return (
         f"the path from {s} to {t} goes through {w.op(op)} "
         f"{w.at(b.line)}, which has no gradient",
@@ -162,9 +168,16 @@ def _non_differentiable_fix(name: str) -> str:
             f"itself, or x + tf.stop_gradient(tf.{name}(x) - x) to keep the "
             "rounded value with the gradient of x"
         )
-    if name in ("argmax", "argmin", "argsort"):
+    if name in ("argmax", "argmin"):
+        value = "tf.reduce_max" if name == "argmax" else "tf.reduce_min"
         return (
-            f"Use a differentiable stand-in for {name}, e.g. tf.nn.softmax weights "
+            f"Use the value itself ({value}), which has a gradient, or "
+            "tf.nn.softmax weights instead of an index"
+        )
+    if name == "argsort":
+        return (
+            "Use the sorted values themselves (tf.sort, or the values of "
+            "tf.math.top_k), which have a gradient, or tf.nn.softmax weights "
             "instead of an index"
         )
     if name in ("zeros_like", "ones_like"):

@@ -375,9 +375,11 @@ def _meshgrid(*args):
 
 
 def _sort_args(data, shapes) -> tuple:
-    (axis,) = _axis(data, shapes)
-    direction = data.draw(st.sampled_from(["ASCENDING", "DESCENDING"]))
-    return axis, direction
+    return _axis(data, shapes) + _direction(data, shapes)
+
+
+def _direction(data, shapes) -> tuple:
+    return (data.draw(st.sampled_from(["ASCENDING", "DESCENDING"])),)
 
 
 def _k(data, shapes) -> tuple:
@@ -403,10 +405,11 @@ CASES += [
     Case("broadcast_to", _meshgrid, _vectors(), extra=_indexing, name="meshgrid"),
     Case(
         "argsort",
-        lambda x, axis, direction: SO.argsort(x, axis, direction),
+        lambda x, direction: SO.argsort(x, -1, direction),
         RANKED,
-        extra=_sort_args,
-        differentiable=False,
+        domain=_distinct,
+        extra=_direction,
+        constant=True,
     ),
     Case(
         "gather",

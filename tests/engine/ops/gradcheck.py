@@ -54,6 +54,9 @@ class Case:
         eps: finite-difference step (larger for ops that round to float32).
         smooth: also check second derivatives.
         differentiable: False for ops whose gradient is None (round, argmax...).
+        constant: the op is piecewise constant and its gradient is zeros, not
+            None (argsort on the last axis, as TensorFlow's top_k): the output
+            does not move under small steps, and the gradient is all zeros.
         name: a short id for the test report (defaults to ``op``).
     """
 
@@ -66,6 +69,7 @@ class Case:
     eps: float = EPS
     smooth: bool = True
     differentiable: bool = True
+    constant: bool = False
     name: str = field(default="")
 
     @property
@@ -172,6 +176,17 @@ def _check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> Non
     if not case.differentiable:
         grads = tape.gradient(ys, xs)
         assert all(g is None for g in grads), f"{case.id}: expected None gradients"
+        return
+    if case.constant:
+        for g, a in zip(tape.gradient(ys, xs), arrays):
+            assert g is not None, f"{case.id}: gradient is None, not zeros"
+            assert g._value.shape == a.shape and not g._value.any(), case.id
+        for k, a in enumerate(arrays):
+            step = case.eps * rng.standard_normal(a.shape)
+            for moved in (a + step, a - step):
+                inputs = [Tensor(moved if i == k else b) for i, b in enumerate(arrays)]
+                for y, y2 in zip(ys, _flat(case.fn(*inputs, *extra))):
+                    assert np.array_equal(y._value, y2._value), f"{case.id}: moved"
         return
 
     grads = tape.gradient(ys, xs, output_gradients=[Tensor(u) for u in us])
