@@ -38,17 +38,8 @@ JACOBIAN_CHUNK_ELEMENTS = 1 << 24
 def jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any,
              experimental_use_pfor: bool) -> Any:  # fmt: skip
     """``tape.jacobian(target, sources)``: shape target + source for each source."""
-    tape._check_usable("jacobian")
-    if not experimental_use_pfor and not tape._persistent:
-        raise RuntimeError(
-            "GradientTape must be created with persistent=True to compute the "
-            "jacobian with experimental_use_pfor=False."
-        )
-    mode = _unconnected_mode(unconnected_gradients)
-    if tape._recording and not tape._persistent:
-        tape._pop()
-    _read_on_tape(tape, target)
-    y = _as_target(target, 0, what="jacobian target")
+    mode, y = _begin(tape, "jacobian", target, unconnected_gradients,
+                     experimental_use_pfor)  # fmt: skip
     flat_sources = _as_sources(sources)
     shape = y._value.shape
     size = y._value.size
@@ -72,17 +63,8 @@ def jacobian(tape: Any, target: Any, sources: Any, unconnected_gradients: Any,
 def batch_jacobian(tape: Any, target: Any, source: Any, unconnected_gradients: Any,
                    experimental_use_pfor: bool) -> Tensor:  # fmt: skip
     """``tape.batch_jacobian(target, source)``: per-example jacobians."""
-    tape._check_usable("batch_jacobian")
-    if not experimental_use_pfor and not tape._persistent:
-        raise RuntimeError(
-            "GradientTape must be created with persistent=True to compute the "
-            "batch_jacobian with experimental_use_pfor=False."
-        )
-    mode = _unconnected_mode(unconnected_gradients)
-    if tape._recording and not tape._persistent:
-        tape._pop()
-    _read_on_tape(tape, target)
-    y = _as_target(target, 0, what="batch_jacobian target")
+    mode, y = _begin(tape, "batch_jacobian", target, unconnected_gradients,
+                     experimental_use_pfor)  # fmt: skip
     (x,) = _as_sources([source])
     yshape, xshape = y._value.shape, x._value.shape
     for what, shape in (("target", yshape), ("source", xshape)):
@@ -114,7 +96,20 @@ def batch_jacobian(tape: Any, target: Any, source: Any, unconnected_gradients: A
     return _shape.reshape(g, out_shape)
 
 
-def _read_on_tape(tape: Any, target: Any) -> None:
+def _begin(
+    tape: Any, what: str, target: Any, unconnected_gradients: Any, use_pfor: bool
+) -> tuple[UnconnectedGradients, Tensor]:
+    """What both jacobians do first: check the tape, end a non-persistent
+    tape's recording, and read the target on the tape."""
+    tape._check_usable(what)
+    if not use_pfor and not tape._persistent:
+        raise RuntimeError(
+            "GradientTape must be created with persistent=True to compute the "
+            f"{what} with experimental_use_pfor=False."
+        )
+    mode = _unconnected_mode(unconnected_gradients)
+    if tape._recording and not tape._persistent:
+        tape._pop()
     # TensorFlow's jacobians first reshape the target on the tape: a
     # variable target is read there, so a tape that watches accessed
     # variables watches it (trainable) before it asks for the answer.
@@ -122,6 +117,7 @@ def _read_on_tape(tape: Any, target: Any) -> None:
         variable = target._handle
         if variable._trainable:
             tape._watch_variable(variable)
+    return mode, _as_target(target, 0, what=f"{what} target")
 
 
 def _chunked_sweeps(tape: Any, y: Tensor, seed: np.ndarray, wanted: set[int],
