@@ -119,7 +119,11 @@ class Draft:
         shape = self.draw(hnp.broadcastable_shapes(x.shape, max_dims=3, max_side=3))
         kind = self.draw(st.sampled_from(["value", "value", "python", "numpy"]))
         if kind == "python":
-            return Const(self.array((), dtype).item())
+            # NOTE: not -0.0: TensorFlow caches the tensors it makes of Python
+            # scalars by value, and -0.0 == 0.0, so a Python -0.0 becomes
+            # whichever zero the process converted first (RELIABILITY.md)
+            value = self.array((), dtype).item()
+            return Const(0.0 if isinstance(value, float) and value == 0 else value)
         if kind == "numpy":
             return Const(self.array(shape, dtype))
         return self.pick(

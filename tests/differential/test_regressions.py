@@ -351,3 +351,59 @@ def test_a_cross_entropy_over_no_classes_is_zero():
         "<tf.Tensor: shape=(2, 0), dtype=float32, numpy=array([], shape=(2, 0), "
         "dtype=float32)>"
     )
+
+
+def test_rsqrt_sqrt_and_reciprocal_gradients_multiply_without_nan():
+    # TensorFlow's RsqrtGrad, SqrtGrad and ReciprocalGrad use mul_no_nan: a
+    # zero cotangent (or, for rsqrt, a zero output) gives 0 where the slope is
+    # inf or NaN; rsqrt multiplies -0.5 * out^2 by out * g, so at -0. the sign
+    # of its infinity follows that order. Second derivatives included.
+    x = tf.constant([-1.5, -0.0, 0.0, 4.0, np.inf, np.nan, 1.0, -0.0, 2.0])
+    g = tf.constant([1.0, -1.5, 2.0, 0.0, 1.0, 0.0, -0.0, 0.0, 3.0])
+    nan, inf = np.nan, np.inf
+    expected = {
+        tf.math.rsqrt: (
+            [nan, -inf, -inf, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5303300023078918],
+            [nan, inf, inf, 0.0, 0.0, nan, 0.0, nan, 0.3977474868297577],
+        ),
+        tf.math.sqrt: (
+            [nan, inf, inf, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0606602430343628],
+            [nan, -inf, -inf, 0.0, 0.0, nan, 0.0, nan, -0.2651650607585907],
+        ),
+        tf.math.reciprocal: (
+            [-0.444444477558136, inf, -inf, 0.0, -0.0, 0.0, 0.0, 0.0, -0.75],
+            [-0.5925926566123962, inf, inf, 0.0, 0.0, nan, 0.0, nan, 0.75],
+        ),
+    }
+    for f, (first, second) in expected.items():
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = f(x)
+            d = tape.gradient(y, x, output_gradients=g)
+        dd = outer.gradient(d, x)
+        np.testing.assert_array_equal(d.numpy(), np.float32(first))
+        numbers = ~np.isnan(first)
+        signs = np.signbit(d.numpy())[numbers]
+        np.testing.assert_array_equal(signs, np.signbit(first)[numbers])
+        np.testing.assert_allclose(dd.numpy(), np.float32(second), rtol=1e-6)
+
+
+def test_elu_and_selu_compute_exp_minus_one_as_tensorflows_kernels():
+    # exp(x) - 1, not expm1: a tiny negative x gives 0 (its sign kept at -0.),
+    # and the gradient, read from the output, is then the slope above 0
+    x = tf.constant([-7e-169, -1e-9, -0.0, -2.0], dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        selu, elu = tf.nn.selu(x), tf.nn.elu(x)
+    assert selu.numpy()[0] == 0.0 and np.signbit(selu.numpy()[2])
+    np.testing.assert_allclose(
+        tape.gradient(selu, x).numpy(),
+        [1.0507009873554805, 1.7580993390892776, 1.0507009873554805,
+         0.2379328722516818],
+        rtol=1e-12,
+    )  # fmt: skip
+    assert elu.numpy()[0] == 0.0 and np.signbit(elu.numpy()[2])
+    x32 = tf.constant([-1e-9, -1e-30])
+    assert tf.nn.selu(x32).numpy().tolist() == [0.0, 0.0]

@@ -136,9 +136,11 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 
 
 # NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g).
+# The forward is its kernel's, x < 0 ? exp(x) - 1 : x: not expm1, so a tiny
+# negative x gives 0 there (and the gradient read from out the slope above 0).
 _elu = defop(
     "elu",
-    lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
+    lambda x: np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x),
     lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
 )
 
@@ -174,11 +176,14 @@ _SELU_ALPHA = np.float64(1.6732632423543772848170429916717)
 _SELU_SCALE_FLOAT = float(_SELU_SCALE)
 _SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE * _SELU_ALPHA)
 
-# SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0).
+# SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0);
+# the forward is the kernel's, exp(x) - 1 as elu's.
 _selu = defop(
     "selu",
     lambda x: np.where(
-        x > 0, _SELU_SCALE * x, (_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, 0))
+        x < 0,
+        (_SELU_SCALE * _SELU_ALPHA) * (np.exp(np.minimum(x, 0)) - 1),
+        _SELU_SCALE * x,
     ).astype(x.dtype, copy=False),
     lambda ns, g, out, x: (
         ns.where(

@@ -302,33 +302,40 @@ sign = defop("sign", np.sign, lambda ns, g, out, x: (g * 0,))
 square = defop("square", np.square, lambda ns, g, out, x: (g * (2 * x),), saves=("x",))
 
 
-def _zero_where_g_is_zero(ns: Any, g: Any, value: Any) -> Any:
-    # TensorFlow's Sqrt/Reciprocal gradient kernels return 0 for a zero incoming
-    # gradient even where the local derivative is inf, so the untaken branch of a
-    # `where` contributes 0, not NaN.
-    return ns.where(ns.equal(g, 0), g, value)
+def _no_nan(ns: Any, factor: Any, value: Any) -> Any:
+    """``value``, a product with ``factor``, or 0 where ``factor`` is 0.
+
+    TensorFlow's Sqrt/Rsqrt/Reciprocal gradient kernels multiply so
+    (mul_no_nan): a zero incoming gradient gives 0 even where the local
+    derivative is inf or NaN, so the untaken branch of a `where` contributes 0.
+    """
+    return ns.where(ns.equal(factor, 0), 0.0, value)
 
 
 # sqrt' = 1 / (2 sqrt(x)): reuse the forward output
 sqrt = defop(
     "sqrt",
     np.sqrt,
-    lambda ns, g, out, x: (_zero_where_g_is_zero(ns, g, g * 0.5 / out),),
+    lambda ns, g, out, x: (_no_nan(ns, g, g * 0.5 / out),),
     saves=("out",),
     singular="derivative",
 )
-# rsqrt' = -x^(-3/2) / 2 = -out / (2x)
+# rsqrt' = -x^(-3/2) / 2 = -out^3 / 2, in TensorFlow's order of products (the
+# sign of an infinite one at x = -0. follows it)
 rsqrt = defop(
     "rsqrt",
     lambda x: 1 / np.sqrt(x),
-    lambda ns, g, out, x: (g * -0.5 * out / x,),
+    lambda ns, g, out, x: (
+        _no_nan(ns, g, _no_nan(ns, out, -0.5 * (out * out) * (out * g))),
+    ),
+    saves=("out",),
     singular="derivative",
 )
 # reciprocal' = -1/x^2 = -out^2
 reciprocal = defop(
     "reciprocal",
     np.reciprocal,
-    lambda ns, g, out, x: (_zero_where_g_is_zero(ns, g, -g * out * out),),
+    lambda ns, g, out, x: (_no_nan(ns, g, -g * out * out),),
     singular="derivative",
 )
 exp = defop(
