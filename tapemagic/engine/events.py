@@ -241,6 +241,17 @@ class GradientAsked(NamedTuple):
     unconnected: str
     output_gradients: bool
 
+    @classmethod
+    def of_call(cls, tape: Any, kind: str, call: dict) -> GradientAsked:
+        """The event of a request, from its bound arguments by name."""
+        mode = call.get("unconnected_gradients")
+        return cls(
+            tape,
+            kind,
+            str(getattr(mode, "value", mode) or "none").lower(),
+            call.get("output_gradients") is not None,
+        )
+
 
 class GradientAnswered(NamedTuple):
     """A gradient request ended (``on_gradient_answered``), after its cotangents.

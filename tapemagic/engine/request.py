@@ -73,13 +73,7 @@ def _explained(method: Callable) -> Callable:
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
         call = dict(bound.arguments)
-        mode = call.get("unconnected_gradients")
-        asked = GradientAsked(
-            self,
-            kind,
-            str(getattr(mode, "value", mode) or "none").lower(),
-            call.get("output_gradients") is not None,
-        )
+        asked = GradientAsked.of_call(self, kind, call)
         observers = _observers_of(self)
         for observer in observers:
             observer.on_gradient_asked(asked)

@@ -195,13 +195,7 @@ def _requested(kind: str) -> Callable:
         bound = signature.bind(self, *args, **kwargs)
         bound.apply_defaults()
         call = bound.arguments
-        mode = call.get("unconnected_gradients")
-        asked = GradientAsked(
-            self,
-            kind,
-            str(getattr(mode, "value", mode) or "none").lower(),
-            call.get("output_gradients") is not None,
-        )
+        asked = GradientAsked.of_call(self, kind, call)
         for listener in listeners:
             listener.on_gradient_asked(asked)
         target = call.get("target")
