@@ -58,3 +58,18 @@ def test_each_row_resolves_on_both_modules():
             for part in row.path.split("."):
                 obj = getattr(obj, part)
             assert callable(obj), (row.path, module.__name__)
+
+
+def test_a_search_keeps_each_kind_of_difference_with_its_shortest_program(
+    monkeypatch, capsys
+):
+    from . import search
+
+    def planted(ours, theirs):  # every program differs, in one way
+        return [f"{theirs[0].what}: planted"]
+
+    monkeypatch.setattr(search, "differences", planted)
+    assert search.main(["12"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("12 programs, 1 kind of difference\n")
+    assert out.count("=" * 72) == 1 and "planted" in out and "tf.GradientTape" in out
