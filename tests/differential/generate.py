@@ -90,8 +90,10 @@ def _query(draw: Callable, g: Draft, pool: dict, targets: list, sources: Any) ->
         # one source of rank >= 1, a target of rank >= 1: TensorFlow fails on
         # others from inside (AttributeError, IndexError) where tapemagic says
         # what to pass (README, What differs)
-        ranked = [i for i, v in pool.items() if v.shape]
-        if shape and ranked:
+        # and a batch of one or more: TensorFlow divides by the batch size
+        # inside, and raises ZeroDivisionError on an empty one
+        ranked = [i for i, v in pool.items() if v.shape and v.shape[0]]
+        if shape and shape[0] and ranked:
             return Query(kind, target, draw(st.sampled_from(ranked)), unconnected)
         kind = "jacobian"
     if kind == "jacobian":
@@ -106,6 +108,15 @@ def _query(draw: Callable, g: Draft, pool: dict, targets: list, sources: Any) ->
     if dtype in FLOAT and draw(st.booleans()):
         seed = g.array(shape, dtype, finite=True)
     return Query(kind, target, sources, unconnected, seed)
+
+
+def _indices(nest: Any) -> list:
+    """The value indices in a nest of sources (an int, a list or a dict)."""
+    if isinstance(nest, dict):
+        return [i for v in nest.values() for i in _indices(v)]
+    if isinstance(nest, list):
+        return [i for v in nest for i in _indices(v)]
+    return [nest]
 
 
 def _sources(draw: Callable, indices: list, most: int) -> Any:
@@ -132,7 +143,12 @@ def _with_tapes(draw: Callable, g: Draft, n: int, steps: tuple) -> Program:
     # second order: not through relu6 or leaky_relu, whose second derivative
     # is zeros in TensorFlow (its Relu6GradGrad) and None here (RELIABILITY.md)
     kinked = any(s.fn in ("nn.relu6", "nn.leaky_relu") for s in steps)
-    if kinked or draw(st.integers(0, 3)):
+    # nor through a jacobian of its target with respect to the target itself:
+    # TensorFlow's pfor leaves the outer tape a path of zeros from that
+    # identity to the target's inputs, tapemagic's is a constant (None), as
+    # TensorFlow's own with experimental_use_pfor=False (RELIABILITY.md)
+    own = any(q.kind != "gradient" and q.target in _indices(q.sources) for q in queries)
+    if kinked or own or draw(st.integers(0, 3)):
         return Program(tuple(g.sources), steps, tape, queries)
     outer = TapeSpec(
         persistent=draw(st.booleans()),

@@ -407,3 +407,16 @@ def test_elu_and_selu_compute_exp_minus_one_as_tensorflows_kernels():
     assert elu.numpy()[0] == 0.0 and np.signbit(elu.numpy()[2])
     x32 = tf.constant([-1e-9, -1e-30])
     assert tf.nn.selu(x32).numpy().tolist() == [0.0, 0.0]
+
+
+def test_pow_to_one_half_is_c_pow_not_sqrt():
+    # NumPy takes a scalar exponent of 0.5 as sqrt; TensorFlow's pow is C's
+    x = tf.constant([-np.inf, -0.0, 0.0, 4.0, -4.0, np.inf, np.nan])
+    assert repr(tf.pow(x, 0.5)) == (
+        "<tf.Tensor: shape=(7,), dtype=float32, numpy=array([inf,  0.,  0.,  2., "
+        "nan, inf, nan], dtype=float32)>"
+    )
+    assert repr(x**0.5) == repr(tf.pow(x, 0.5))
+    assert tf.pow(tf.constant(-np.inf), tf.constant([[0.5]])).numpy().tolist() == [
+        [np.inf]
+    ]

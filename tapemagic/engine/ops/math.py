@@ -214,6 +214,12 @@ def _pow_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             "Integers to negative integer powers are not allowed; use a float base: "
             "tf.cast(x, tf.float32) ** y"
         )
+    if y.size == 1 and x.dtype.kind == "f" and y.item() == 0.5:
+        # NOTE: NumPy takes a scalar exponent of 0.5 as sqrt, which gives NaN at
+        # -inf and keeps -0.; TensorFlow's pow (C's) gives inf and 0.
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        half = np.full(shape or (1,), 0.5, x.dtype)  # an array: no scalar path
+        return np.power(x, half).reshape(shape)
     return np.power(x, y)
 
 
