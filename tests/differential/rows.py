@@ -633,6 +633,8 @@ EXCLUDED = {
     "tanh_grad": "the gradient of tanh, reached by second-order programs",
     "sigmoid_grad": "the gradient of sigmoid, reached by second-order programs",
     "relu_grad": "the gradient of relu, reached by second-order programs",
+    "relu6_grad": "the gradient of relu6, reached by second-order programs",
+    "leaky_relu_grad": "the gradient of leaky_relu, reached by second-order programs",
     "prod_of_others": "the gradient of reduce_prod",
     "conv2d_backprop_input": "the gradient of conv2d",
     "conv2d_backprop_filter": "the gradient of conv2d",

@@ -290,3 +290,51 @@ def test_clip_by_value_is_the_minimum_then_the_maximum():
     assert g_t.numpy().tolist() == [0, 0, 0, 0, 1, 0, 1, 0]
     assert g_lo.numpy().tolist() == [1, 0, 1, 1, 0, 1, 0, 1]
     assert g_hi.numpy().tolist() == [0, 1, 0, 0, 0, 0, 0, 0]
+
+
+def _second_order(fn, x, seed=None):
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = fn(x)
+        g = inner.gradient(y, x, output_gradients=None if seed is None else seed(x))
+    return g, outer.gradient(g, x)
+
+
+@pytest.mark.parametrize(
+    "fn, first, seeded, seeded_second",
+    [
+        (
+            tf.nn.relu6,
+            "[0., 0., 1., 1., 0., 0.]",
+            "[0.  , 0.  , 0.25, 9.  , 0.  , 0.  ]",
+            "[0., 0., 1., 6., 0., 0.]",
+        ),
+        (
+            lambda t: tf.nn.leaky_relu(t, alpha=0.3),
+            "[0.3, 0.3, 1. , 1. , 1. , 1. ]",
+            "[ 0.3 ,  0.  ,  0.25,  9.  , 36.  , 49.  ]",
+            "[-0.6,  0. ,  1. ,  6. , 12. , 14. ]",
+        ),
+    ],
+    ids=["relu6", "leaky_relu"],
+)
+def test_the_second_derivative_of_relu6_and_leaky_relu_is_zeros(
+    fn, first, seeded, seeded_second
+):
+    # their gradients are primitives (Relu6Grad, LeakyReluGrad) whose own
+    # gradient is zeros with respect to the mask's input, linear in g
+    x = tf.Variable([-1.0, 0.0, 0.5, 3.0, 6.0, 7.0])
+    g, second = _second_order(fn, x)
+    assert repr(g.numpy()) == f"array({first}, dtype=float32)"
+    assert repr(second) == (
+        "<tf.Tensor: shape=(6,), dtype=float32, numpy=array([0., 0., 0., 0., 0., 0.], "
+        "dtype=float32)>"
+    )
+    g, second = _second_order(fn, x, seed=lambda v: v * v)
+    assert repr(g.numpy()) == f"array({seeded}, dtype=float32)"
+    assert repr(second.numpy()) == f"array({seeded_second}, dtype=float32)"
+    # NaN in g stays NaN where masked: the kernels multiply or select
+    with tf.GradientTape() as tape:
+        y = fn(x)
+    nan = tape.gradient(y, x, output_gradients=tf.fill([6], np.nan))
+    assert repr(nan.numpy()) == "array([nan, nan, nan, nan, nan, nan], dtype=float32)"

@@ -24,8 +24,10 @@ __all__ = [
     "elu",
     "erf",
     "leaky_relu",
+    "leaky_relu_grad",
     "relu",
     "relu6",
+    "relu6_grad",
     "relu_grad",
     "selu",
     "softplus",
@@ -73,13 +75,27 @@ def relu(features: Any, name: str | None = None) -> Tensor:
     return _relu(features)
 
 
-# NOTE: TensorFlow's Relu6Grad passes g only strictly inside (0, 6): 0 at both kinks.
+# NOTE: relu6'(0) = relu6'(6) = 0, as in TensorFlow: its Relu6Grad kernel
+# multiplies g by the mask 0 < out < 6 of the output (so NaN or Inf in g stays NaN
+# where masked, as in relu_grad).
+relu6_grad = defop(
+    "relu6_grad",
+    lambda out, g: g * ((out > 0) & (out < 6)),
+    (
+        # piecewise constant in out: zeros, as TensorFlow's Relu6GradGrad gives
+        lambda ns, gg, r, out, g: ns.constant(
+            np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(out), ns.dtype(out))
+        ),
+        # linear in g
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.relu6_grad(out, gg), g, r),
+    ),
+    saves={"out": (), "g": ("out",)},
+)
 _relu6 = defop(
     "relu6",
     lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
-    lambda ns, g, out, x: (
-        ns.where(ns.logical_and(ns.greater(x, 0), ns.less(x, 6)), g, 0),
-    ),
+    lambda ns, g, out, x: (ns.relu6_grad(out, g),),
+    saves=("out",),
 )
 
 
@@ -101,10 +117,26 @@ def relu6(features: Any, name: str | None = None) -> Tensor:
 
 
 # NOTE: leaky_relu'(0) = alpha, as in TensorFlow (LeakyReluGrad: x > 0 ? g : g*alpha).
+leaky_relu_grad = defop(
+    "leaky_relu_grad",
+    lambda x, g, *, alpha: np.where(x > 0, g, g * alpha),
+    (
+        # piecewise constant in x: zeros, as TensorFlow's LeakyReluGradGrad gives
+        lambda ns, gg, r, x, g, *, alpha: ns.constant(
+            np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(x), ns.dtype(x))
+        ),
+        # linear in g
+        lambda ns, gg, r, x, g, *, alpha: ns.unbroadcast(
+            ns.leaky_relu_grad(x, gg, alpha=alpha), g, r
+        ),
+    ),
+    saves={"x": (), "g": ("x",)},
+)
 _leaky_relu = defop(
     "leaky_relu",
     lambda x, *, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)),
-    lambda ns, g, out, x, *, alpha: (ns.where(ns.greater(x, 0), g, g * alpha),),
+    lambda ns, g, out, x, *, alpha: (ns.leaky_relu_grad(x, g, alpha=alpha),),
+    saves=("x",),
 )
 
 

@@ -326,7 +326,19 @@ CASES = [
     Case(
         "relu6", N.relu6, UNARY, domain=_away_from(0, 6, low=-2, high=8), smooth=False
     ),
+    Case(
+        "relu6_grad",
+        N.relu6_grad,
+        broadcast_shapes(2),
+        domain=_away_from(0, 6, low=-2, high=8),
+    ),
     Case("leaky_relu", N.leaky_relu, UNARY, domain=_away_from(0), smooth=False),
+    Case(
+        "leaky_relu_grad",
+        lambda x, g: N.leaky_relu_grad(x, g, alpha=0.3),
+        broadcast_shapes(2),
+        domain=_away_from(0),
+    ),
     Case(
         "leaky_relu",
         lambda x: N.leaky_relu(x, alpha=0.01),
