@@ -338,3 +338,17 @@ def test_the_second_derivative_of_relu6_and_leaky_relu_is_zeros(
         y = fn(x)
     nan = tape.gradient(y, x, output_gradients=tf.fill([6], np.nan))
     assert repr(nan.numpy()) == "array([nan, nan, nan, nan, nan, nan], dtype=float32)"
+
+
+def test_the_second_derivative_of_max_pool2d_is_zeros():
+    # the argmax is piecewise constant in the input: MaxPoolGradGrad gives zeros
+    x = tf.Variable([[[[1.0], [3.0]], [[2.0], [0.5]]]])
+    g, second = _second_order(
+        lambda t: tf.nn.max_pool2d(t, ksize=2, strides=1, padding="SAME"), x
+    )
+    assert g.numpy().ravel().tolist() == [0.0, 2.0, 1.0, 1.0]
+    assert repr(second) == (
+        "<tf.Tensor: shape=(1, 2, 2, 1), dtype=float32, numpy=\n"
+        "array([[[[0.],\n         [0.]],\n\n        [[0.],\n         [0.]]]], "
+        "dtype=float32)>"
+    )
