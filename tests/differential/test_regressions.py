@@ -352,3 +352,32 @@ def test_the_second_derivative_of_max_pool2d_is_zeros():
         "array([[[[0.],\n         [0.]],\n\n        [[0.],\n         [0.]]]], "
         "dtype=float32)>"
     )
+
+
+@pytest.mark.parametrize(
+    "values, first, second",
+    [
+        ([0.0, 0.0, 3.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+        ([0.0, 2.0, 3.0], [6.0, 0.0, 0.0], [0.0, 3.0, 2.0]),
+        ([3.0, -np.inf], [-np.inf, 3.0], [1.0, np.nan]),
+        (0.0, 1.0, 0.0),
+    ],
+)
+def test_the_second_derivative_of_reduce_prod_is_zero_at_a_zero(values, first, second):
+    # TensorFlow's product gradient is two exclusive cumprods, whose gradients
+    # divide by the input with div_no_nan: 0 at a zero, and no inf - inf
+    x = tf.Variable(values)
+    g, dg = _second_order(tf.reduce_prod, x)
+    np.testing.assert_array_equal(g.numpy(), np.float32(first))
+    np.testing.assert_array_equal(dg.numpy(), np.float32(second))
+
+
+def test_the_second_derivative_of_reduce_prod_along_an_axis():
+    x = tf.Variable([[0.0, 2.0], [np.inf, 0.5]])
+    g, dg = _second_order(
+        lambda t: tf.reduce_prod(t, axis=0), x, seed=lambda t: tf.constant([1.0, 2.0])
+    )
+    assert repr(g.numpy()) == ("array([[inf,  1.],\n       [ 0.,  4.]], dtype=float32)")
+    assert repr(dg.numpy()) == (
+        "array([[ 0.,  2.],\n       [nan,  2.]], dtype=float32)"
+    )
