@@ -636,6 +636,7 @@ EXCLUDED = {
     "relu6_grad": "the gradient of relu6, reached by second-order programs",
     "leaky_relu_grad": "the gradient of leaky_relu, reached by second-order programs",
     "prod_of_others": "the gradient of reduce_prod",
+    "softmax_xent_backprop": "the gradient of softmax_cross_entropy_with_logits",
     "conv2d_backprop_input": "the gradient of conv2d",
     "conv2d_backprop_filter": "the gradient of conv2d",
     "max_pool_grad": "the gradient of max_pool2d",

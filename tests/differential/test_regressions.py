@@ -381,3 +381,49 @@ def test_the_second_derivative_of_reduce_prod_along_an_axis():
     assert repr(dg.numpy()) == (
         "array([[ 0.,  2.],\n       [nan,  2.]], dtype=float32)"
     )
+
+
+def test_a_second_derivative_through_softmax_cross_entropy_holds_labels_constant():
+    # the logits' gradient is the kernel's backprop output, softmax - labels,
+    # whose own gradient gives the labels zeros (NaN at a -inf logit), not -1
+    labels = tf.Variable([[0.2, 0.8], [0.5, 0.5]])
+    logits = tf.Variable([[1.0, -np.inf], [0.0, 3.0]])
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape() as inner:
+            y = tf.nn.softmax_cross_entropy_with_logits(labels, logits)
+        g = inner.gradient(y, logits)
+    assert repr(g.numpy()) == (
+        "array([[ 0.8       , -0.8       ],\n"
+        "       [-0.45257413,  0.45257413]], dtype=float32)"
+    )
+    assert repr(outer.gradient(g, labels)) == (
+        "<tf.Tensor: shape=(2, 2), dtype=float32, numpy=\n"
+        "array([[-0., nan],\n       [ 0.,  0.]], dtype=float32)>"
+    )
+    assert outer.gradient(g, logits).numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    x = tf.Variable([[-2.5], [1.0]])
+    g, second = _second_order(
+        lambda t: tf.nn.softmax_cross_entropy_with_logits(t, t), x
+    )
+    assert g.numpy().tolist() == [[3.5], [0.0]]
+    assert repr(second) == (
+        "<tf.Tensor: shape=(2, 1), dtype=float32, numpy=\n"
+        "array([[0.],\n       [0.]], dtype=float32)>"
+    )
+
+
+def test_a_second_derivative_through_softmax_cross_entropy_is_nan_at_bad_labels():
+    # the backprop's gradient adds the loss's gradient (zeros) times the
+    # backprop, which is inf or NaN where the labels are
+    labels = tf.constant([[1.0, 0.0, -np.inf], [1.0, 0.5, np.nan]])
+    logits = tf.Variable([[0.0, -1.0, -1e4], [1e-5, 1e4, -1e4]])
+    g, second = _second_order(
+        lambda t: tf.nn.softmax_cross_entropy_with_logits(labels, t), logits
+    )
+    np.testing.assert_allclose(
+        g.numpy(), [[-0.2689414, 0.26894143, np.inf], [-1.0, 0.5, np.nan]], rtol=1e-6
+    )
+    assert repr(second) == (
+        "<tf.Tensor: shape=(2, 3), dtype=float32, numpy=\n"
+        "array([[ 0.,  0., nan],\n       [ 0.,  0., nan]], dtype=float32)>"
+    )
