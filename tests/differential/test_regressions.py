@@ -427,3 +427,44 @@ def test_a_second_derivative_through_softmax_cross_entropy_is_nan_at_bad_labels(
         "<tf.Tensor: shape=(2, 3), dtype=float32, numpy=\n"
         "array([[ 0.,  0., nan],\n       [ 0.,  0., nan]], dtype=float32)>"
     )
+
+
+@pytest.mark.parametrize(
+    "fn, value, first, second, float32",
+    [
+        (
+            tf.nn.elu,
+            [0.0, -1.000000082740371e-10, -0.0, -0.8646647167633873],
+            [1.0, 0.9999999999, 1.0, 0.1353352832366127],
+            [0.0, 0.9999999999, 0.0, 0.1353352832366127],
+            "array([-1.001358e-05,  0.000000e+00, -0.000000e+00], dtype=float32",
+        ),
+        (
+            tf.nn.selu,
+            [0.0, -1.7580994863131687e-10, -0.0, -1.520166468595695],
+            [
+                1.0507009873554805,
+                1.7580993406715668,
+                1.0507009873554805,
+                0.2379328722516818,
+            ],
+            [0.0, 1.7580993406715668, 0.0, 0.2379328722516818],
+            "array([-1.7604869e-05,  0.0000000e+00, -0.0000000e+00], dtype=float32",
+        ),
+    ],
+    ids=["elu", "selu"],
+)
+def test_elu_and_selu_are_exp_minus_one_below_zero(fn, value, first, second, float32):
+    # TensorFlow's kernels compute exp(x) - 1, not expm1: a tiny negative x
+    # gives 0, which takes the gradient's branch of a non-negative output
+    x = tf.Variable([-1e-169, -1e-10, -0.0, -2.0], dtype=tf.float64)
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = fn(x)
+        g = inner.gradient(y, x)
+    assert y.numpy().tolist() == value
+    assert np.signbit(y.numpy()).tolist() == [False, True, True, True]
+    assert g.numpy().tolist() == first
+    assert outer.gradient(g, x).numpy().tolist() == second
+    printed = repr(fn(tf.constant([-1e-5, -1e-30, -0.0])))
+    assert printed == f"<tf.Tensor: shape=(3,), dtype=float32, numpy={float32})>"

@@ -168,9 +168,11 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 
 
 # NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g).
+# exp(x) - 1, not expm1, as TensorFlow's kernel: elu(-1e-5) is -1.0013580e-05 in
+# float32, and elu(x) of a tiny negative x is 0, so its second derivative is 0.
 _elu = defop(
     "elu",
-    lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
+    lambda x: np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x),
     lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
 )
 
@@ -200,18 +202,26 @@ def elu(features: Any, name: str | None = None) -> Tensor:
 # NumPy scalars, not Python floats: they convert to a float64 tensor's dtype at
 # full precision (a Python float would pass through float32 first).
 _SELU_SCALE = np.float64(1.0507009873554804934193349852946)
-_SELU_ALPHA = np.float64(1.6732632423543772848170429916717)
+# scale * alpha (alpha = 1.6732632423543772848170429916717) as TensorFlow's
+# literal, one ulp above the product of the two float64 constants
+_SELU_SCALE_ALPHA = np.float64(1.7580993408473768599402175208123)
 # The VJP's constants as Python floats, which (unlike NumPy scalars) keep a
 # float32 array float32 in the array namespace.
 _SELU_SCALE_FLOAT = float(_SELU_SCALE)
-_SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE * _SELU_ALPHA)
+_SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE_ALPHA)
+
+
+def _selu_forward(x: np.ndarray) -> np.ndarray:
+    # As TensorFlow's kernel: in the input's dtype, with exp(x) - 1 (see elu).
+    scale = np.asarray(_SELU_SCALE, x.dtype)
+    scale_alpha = np.asarray(_SELU_SCALE_ALPHA, x.dtype)
+    return np.where(x < 0, scale_alpha * (np.exp(np.minimum(x, 0)) - 1), scale * x)
+
 
 # SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0).
 _selu = defop(
     "selu",
-    lambda x: np.where(
-        x > 0, _SELU_SCALE * x, (_SELU_SCALE * _SELU_ALPHA) * np.expm1(np.minimum(x, 0))
-    ).astype(x.dtype, copy=False),
+    _selu_forward,
     lambda ns, g, out, x: (
         ns.where(
             ns.less(out, 0),
