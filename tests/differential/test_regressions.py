@@ -468,3 +468,96 @@ def test_elu_and_selu_are_exp_minus_one_below_zero(fn, value, first, second, flo
     assert outer.gradient(g, x).numpy().tolist() == second
     printed = repr(fn(tf.constant([-1e-5, -1e-30, -0.0])))
     assert printed == f"<tf.Tensor: shape=(3,), dtype=float32, numpy={float32})>"
+
+
+# what TensorFlow printed for g, d g / dx and d g / dw, where g is the gradient
+# of fn(x) with output_gradients w - 1 (0 where w is 1)
+_AT_A_ZERO_GRADIENT = {
+    "sqrt": (
+        tf.sqrt,
+        [0.0, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, np.nan, 0.0],
+        [np.nan, np.inf, 0.0, 0.0, np.nan, 0.0, np.nan, np.nan, 0.0],
+        [np.inf, -np.inf, 0.5, 0.2886751345948129, np.nan, 0.0, np.nan, np.nan, 1.0],
+    ),
+    "rsqrt": (
+        tf.math.rsqrt,
+        [0.0, np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, np.nan, 0.0],
+        [np.nan, -np.inf, 0.0, 0.0, np.nan, 0.0, np.nan, np.nan, 0.0],
+        [
+            -np.inf,
+            np.inf,
+            -0.5,
+            -0.09622504486493767,
+            np.nan,
+            0.0,
+            np.nan,
+            np.nan,
+            -4.0,
+        ],
+    ),
+    "reciprocal": (
+        tf.math.reciprocal,
+        [0.0, -np.inf, 0.0, 0.0, 0.0, -0.0, 0.0, np.nan, 0.0],
+        [np.nan, -np.inf, 0.0, 0.0, 0.0, 0.0, 0.0, np.nan, 0.0],
+        [-np.inf, -np.inf, -1.0, -0.1111111111111111, -1.0, -0.0, -0.0, np.nan, -16.0],
+    ),
+    "asin": (
+        tf.asin,
+        [0.0, 1.0, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, 0.0],
+        [-0.0, -0.0, -0.0, -0.0, 0.0, np.nan, np.nan, np.nan, -0.0],
+        [1.0, 1.0, np.inf, np.nan, np.inf, np.nan, np.nan, np.nan, 1.0327955589886444],
+    ),
+    "acos": (
+        tf.acos,
+        [-0.0, -1.0, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, -0.0],
+        [-0.0, 0.0, -0.0, -0.0, 0.0, np.nan, np.nan, np.nan, -0.0],
+        [
+            -1.0,
+            -1.0,
+            -np.inf,
+            np.nan,
+            -np.inf,
+            np.nan,
+            np.nan,
+            np.nan,
+            -1.0327955589886444,
+        ],
+    ),
+    "log": (
+        tf.math.log,
+        [np.nan, -np.inf, 0.0, 0.0, -0.0, 0.0, -0.0, np.nan, 0.0],
+        [0.0, -np.inf, 0.0, 0.0, 0.0, -0.0, 0.0, np.nan, 0.0],
+        [np.inf, -np.inf, 1.0, 0.3333333333333333, -1.0, 0.0, -0.0, np.nan, 4.0],
+    ),
+    "log1p": (
+        tf.math.log1p,
+        [0.0, 1.0, 0.0, 0.0, np.nan, 0.0, -0.0, np.nan, 0.0],
+        [0.0, -1.0, 0.0, 0.0, 0.0, -0.0, 0.0, np.nan, 0.0],
+        [1.0, 1.0, 0.5, 0.25, np.inf, 0.0, -0.0, np.nan, 0.8],
+    ),
+    "divnn": (
+        lambda t: tf.math.divide_no_nan(1.0, t),
+        [0.0, 0.0, -0.0, -0.0, -0.0, -0.0, -0.0, np.nan, -0.0],
+        [0.0, 0.0, 0.0, 0.0, -0.0, 0.0, -0.0, np.nan, 0.0],
+        [0.0, 0.0, -1.0, -0.1111111111111111, -1.0, -0.0, -0.0, np.nan, -16.0],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(_AT_A_ZERO_GRADIENT))
+def test_a_second_derivative_where_the_gradient_is_zero(name):
+    # SqrtGrad, RsqrtGrad and ReciprocalGrad (which asin, acos, log and log1p
+    # use) are 0 where g is 0, and their own gradients are TensorFlow's
+    # SqrtGradGrad and kin there too; divide_no_nan's is div_no_nan twice
+    fn, g_expected, dx_expected, dw_expected = _AT_A_ZERO_GRADIENT[name]
+    x = tf.Variable(
+        [0.0, -0.0, 1.0, 3.0, -1.0, np.inf, -np.inf, np.nan, 0.25], dtype=tf.float64
+    )
+    w = tf.Variable([1.0, 2.0, 1.0, 1.0, 1.0, 2.0, 1.0, 2.0, 1.0], dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape() as inner:
+            y = fn(x)
+        g = inner.gradient(y, x, output_gradients=w - 1.0)
+    np.testing.assert_array_equal(g.numpy(), g_expected)
+    np.testing.assert_array_equal(outer.gradient(g, x).numpy(), dx_expected)
+    np.testing.assert_allclose(outer.gradient(g, w).numpy(), dw_expected, rtol=1e-15)
