@@ -301,8 +301,14 @@ def _maximum_vjp(mask_op: str):
 negative = defop("negative", np.negative, lambda ns, g, out, x: (-g,), saves=())
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
 abs = defop("abs", np.abs, lambda ns, g, out, x: (g * ns.sign(x),), saves=("x",))
-# sign is piecewise constant; TensorFlow gives zeros (not None) through it.
-sign = defop("sign", np.sign, lambda ns, g, out, x: (g * 0,))
+# sign is piecewise constant; TensorFlow gives zeros (not None) through it,
+# zeros whatever g holds (NaN or inf) and connected to nothing.
+sign = defop(
+    "sign",
+    np.sign,
+    lambda ns, g, out, x: (ns.constant(np.zeros(ns.shape(g), ns.dtype(g))),),
+    saves=(),
+)
 # square' = 2x
 square = defop("square", np.square, lambda ns, g, out, x: (g * (2 * x),), saves=("x",))
 
