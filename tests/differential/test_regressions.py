@@ -561,3 +561,34 @@ def test_a_second_derivative_where_the_gradient_is_zero(name):
     np.testing.assert_array_equal(g.numpy(), g_expected)
     np.testing.assert_array_equal(outer.gradient(g, x).numpy(), dx_expected)
     np.testing.assert_allclose(outer.gradient(g, w).numpy(), dw_expected, rtol=1e-15)
+
+
+def test_the_gradient_of_sign_is_zeros_connected_to_nothing():
+    # zeros_like(x), whatever g holds: not g * 0 (NaN at a NaN or inf g)
+    x = tf.Variable([3.0, 0.0, -2.0])
+    w = tf.Variable([np.nan, np.inf, 2.0])
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape(persistent=True) as inner:
+            s = tf.sign(x) * w
+            a = tf.abs(x) * w
+        gs = inner.gradient(s, x)
+        ga = inner.gradient(a, x)
+    zeros = (
+        "<tf.Tensor: shape=(3,), dtype=float32, numpy="
+        "array([0., 0., 0.], dtype=float32)>"
+    )
+    assert repr(gs) == zeros
+    assert outer.gradient(gs, w) is None
+    assert repr(outer.gradient(ga, x)) == zeros
+
+
+def test_the_gradient_of_diag_part_is_zero_off_the_diagonal():
+    # g placed on the diagonal of zeros, not multiplied by an identity
+    m = tf.Variable([[0.5, -2.0], [-1.0, 4.0]])
+    v = tf.Variable([np.nan, np.inf])
+    with tf.GradientTape(persistent=True) as tape:
+        d = tf.linalg.diag_part(m) * v
+        t = tf.linalg.trace(m) * v[0]
+    head = "<tf.Tensor: shape=(2, 2), dtype=float32, numpy=\narray([[nan,  0.],\n"
+    assert repr(tape.gradient(d, m)) == head + "       [ 0., inf]], dtype=float32)>"
+    assert repr(tape.gradient(t, m)) == head + "       [ 0., nan]], dtype=float32)>"
