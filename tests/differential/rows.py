@@ -633,6 +633,8 @@ EXCLUDED = {
     "tanh_grad": "the gradient of tanh, reached by second-order programs",
     "sigmoid_grad": "the gradient of sigmoid, reached by second-order programs",
     "relu_grad": "the gradient of relu, reached by second-order programs",
+    "elu_grad": "the gradient of elu, reached by second-order programs",
+    "selu_grad": "the gradient of selu, reached by second-order programs",
     "sqrt_grad": "the gradient of sqrt, reached by second-order programs",
     "rsqrt_grad": "the gradient of rsqrt, reached by second-order programs",
     "reciprocal_grad": "the gradient of reciprocal (and of asin, acos, log, log1p)",

@@ -592,3 +592,29 @@ def test_the_gradient_of_diag_part_is_zero_off_the_diagonal():
     head = "<tf.Tensor: shape=(2, 2), dtype=float32, numpy=\narray([[nan,  0.],\n"
     assert repr(tape.gradient(d, m)) == head + "       [ 0., inf]], dtype=float32)>"
     assert repr(tape.gradient(t, m)) == head + "       [ 0., nan]], dtype=float32)>"
+
+
+@pytest.mark.parametrize(
+    "fn, first, by_w",
+    [
+        (tf.nn.elu, [np.inf, np.inf, 0.5], [0.1353352832366127, 1.0, 1.0]),
+        (
+            tf.nn.selu,
+            [np.inf, np.inf, 0.5253504936777402],
+            [0.2379328722516818, 1.0507009873554805, 1.0507009873554805],
+        ),
+    ],
+    ids=["elu", "selu"],
+)
+def test_the_second_derivative_of_elu_and_selu_at_an_infinite_gradient(fn, first, by_w):
+    # EluGrad and SeluGrad are primitives whose gradients select a branch;
+    # a where of two products would multiply the untaken one's 0 by inf
+    x = tf.Variable([-2.0, -0.0, np.inf], dtype=tf.float64)
+    w = tf.Variable([np.inf, np.inf, 0.5], dtype=tf.float64)
+    with tf.GradientTape(persistent=True) as outer:
+        with tf.GradientTape() as inner:
+            y = fn(x) * w
+        g = inner.gradient(y, x)
+    assert g.numpy().tolist() == first
+    assert outer.gradient(g, w).numpy().tolist() == by_w
+    assert outer.gradient(g, x).numpy().tolist() == [np.inf, 0.0, 0.0]

@@ -22,6 +22,7 @@ from .math import cast
 
 __all__ = [
     "elu",
+    "elu_grad",
     "erf",
     "leaky_relu",
     "leaky_relu_grad",
@@ -30,6 +31,7 @@ __all__ = [
     "relu6_grad",
     "relu_grad",
     "selu",
+    "selu_grad",
     "softplus",
 ]
 
@@ -170,10 +172,23 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
 # NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g).
 # exp(x) - 1, not expm1, as TensorFlow's kernel: elu(-1e-5) is -1.0013580e-05 in
 # float32, and elu(x) of a tiny negative x is 0, so its second derivative is 0.
+# TensorFlow's EluGrad as a primitive, with its EluGradGrad: the composition
+# where(out < 0, g * (out + 1), g) would give a NaN second derivative in g at an
+# infinite out (its untaken branch's 0 times inf).
+elu_grad = defop(
+    "elu_grad",
+    lambda out, g: np.where(out < 0, (out + 1) * g, g),
+    (
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.where(out < 0, gg * g, 0), out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.elu_grad(out, gg), g, r),
+    ),
+    saves={"out": ("out", "g"), "g": ("out",)},
+)
 _elu = defop(
     "elu",
     lambda x: np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x),
-    lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
+    lambda ns, g, out, x: (ns.elu_grad(out, g),),
+    saves=("out",),
 )
 
 
@@ -218,17 +233,24 @@ def _selu_forward(x: np.ndarray) -> np.ndarray:
     return np.where(x < 0, scale_alpha * (np.exp(np.minimum(x, 0)) - 1), scale * x)
 
 
-# SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0).
+# TensorFlow's SeluGrad (out < 0 ? g * (out + scale * alpha) : g * scale, so
+# scale at 0) as a primitive, with its SeluGradGrad (see elu_grad).
+selu_grad = defop(
+    "selu_grad",
+    lambda out, g: np.where(
+        out < 0, g * (out + _SELU_SCALE_ALPHA_FLOAT), g * _SELU_SCALE_FLOAT
+    ),
+    (
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.where(out < 0, gg * g, 0), out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.selu_grad(out, gg), g, r),
+    ),
+    saves={"out": ("out", "g"), "g": ("out",)},
+)
 _selu = defop(
     "selu",
     _selu_forward,
-    lambda ns, g, out, x: (
-        ns.where(
-            ns.less(out, 0),
-            g * (out + _SELU_SCALE_ALPHA_FLOAT),
-            g * _SELU_SCALE_FLOAT,
-        ),
-    ),
+    lambda ns, g, out, x: (ns.selu_grad(out, g),),
+    saves=("out",),
 )
 
 

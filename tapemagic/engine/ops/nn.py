@@ -21,6 +21,7 @@ from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
 from ._util import float_tensor
 from .activations import (
     elu,
+    elu_grad,
     erf,
     leaky_relu,
     leaky_relu_grad,
@@ -29,6 +30,7 @@ from .activations import (
     relu6_grad,
     relu_grad,
     selu,
+    selu_grad,
     softplus,
 )
 from .conv import (
@@ -77,6 +79,7 @@ __all__ = [
     "depthwise_conv2d",
     "dropout",
     "elu",
+    "elu_grad",
     "embedding_lookup",
     "erf",
     "gelu",
@@ -93,6 +96,7 @@ __all__ = [
     "relu6_grad",
     "relu_grad",
     "selu",
+    "selu_grad",
     "separable_conv2d",
     "sigmoid_cross_entropy_with_logits",
     "silu",

@@ -371,6 +371,8 @@ CASES = [
     ),
     Case("elu", N.elu, UNARY, domain=_away_from(0), tol=1e-5),
     Case("selu", N.selu, UNARY, domain=_away_from(0), tol=1e-5),
+    Case("elu_grad", N.elu_grad, broadcast_shapes(2), domain=_away_from(0)),
+    Case("selu_grad", N.selu_grad, broadcast_shapes(2), domain=_away_from(0)),
     Case("softplus", N.softplus, UNARY, domain=(-5.0, 5.0)),
     Case("abs", N.softsign, UNARY, domain=_away_from(0), tol=1e-5, name="softsign"),
     Case("sigmoid", N.silu, UNARY, tol=1e-5, name="silu"),
