@@ -169,10 +169,8 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     return apply(_leaky_relu.op, (x,), {"alpha": float(np.float32(alpha))})
 
 
-# NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g).
-# exp(x) - 1, not expm1, as TensorFlow's kernel: elu(-1e-5) is -1.0013580e-05 in
-# float32, and elu(x) of a tiny negative x is 0, so its second derivative is 0.
-# TensorFlow's EluGrad as a primitive, with its EluGradGrad: the composition
+# NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g),
+# a primitive with TensorFlow's EluGradGrad: the composition
 # where(out < 0, g * (out + 1), g) would give a NaN second derivative in g at an
 # infinite out (its untaken branch's 0 times inf).
 elu_grad = defop(
@@ -184,6 +182,8 @@ elu_grad = defop(
     ),
     saves={"out": ("out", "g"), "g": ("out",)},
 )
+# exp(x) - 1, not expm1, as TensorFlow's kernel: elu(-1e-5) is -1.0013580e-05 in
+# float32, and elu(x) of a tiny negative x is 0, so its second derivative is 0.
 _elu = defop(
     "elu",
     lambda x: np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x),
