@@ -618,3 +618,14 @@ def test_the_second_derivative_of_elu_and_selu_at_an_infinite_gradient(fn, first
     assert g.numpy().tolist() == first
     assert outer.gradient(g, w).numpy().tolist() == by_w
     assert outer.gradient(g, x).numpy().tolist() == [np.inf, 0.0, 0.0]
+
+
+def test_the_second_derivative_of_sigmoid_is_nan_at_an_infinite_gradient():
+    # SigmoidGradGrad is gb - 2 gb out (gb = gg * g): inf - inf, not inf * (1 - 2 out)
+    x = tf.Variable([3.0, -1.0, 0.5, 2.0], dtype=tf.float64)
+    w = tf.constant([-np.inf, np.inf, 2.0, 0.0], dtype=tf.float64)
+    g, second = _second_order(lambda t: tf.sigmoid(t) * w, x)
+    assert g.numpy().tolist() == [-np.inf, np.inf, 0.470007424403189, 0.0]
+    np.testing.assert_allclose(
+        second.numpy(), [np.nan, np.nan, -0.11511358970464151, 0.0], rtol=1e-15
+    )

@@ -428,11 +428,19 @@ def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _sigmoid_grad_grad(gb: Any, out: Any) -> Any:
+    return gb - 2.0 * gb * out
+
+
 sigmoid_grad = defop(
     "sigmoid_grad",
     lambda out, g: g * out * (1 - out),
     (
-        lambda ns, gg, r, out, g: ns.unbroadcast(gg * g * (1 - 2 * out), out, r),
+        # TensorFlow's SigmoidGradGrad, gb - 2 gb out with gb = gg * g: NaN (not
+        # inf) where gb is infinite, as there
+        lambda ns, gg, r, out, g: ns.unbroadcast(
+            _sigmoid_grad_grad(gg * g, out), out, r
+        ),
         lambda ns, gg, r, out, g: ns.unbroadcast(ns.sigmoid_grad(out, gg), g, r),
     ),
     saves={"out": ("out", "g"), "g": ("out",)},
