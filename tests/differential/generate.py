@@ -140,15 +140,13 @@ def _with_tapes(draw: Callable, g: Draft, n: int, steps: tuple) -> Program:
     sources = _sources(draw, list(pool), 3)
     count = draw(st.integers(1, 2))
     queries = tuple(_query(draw, g, pool, targets, sources) for _ in range(count))
-    # second order: not through relu6 or leaky_relu, whose second derivative
-    # is zeros in TensorFlow (its Relu6GradGrad) and None here (RELIABILITY.md)
-    kinked = any(s.fn in ("nn.relu6", "nn.leaky_relu") for s in steps)
-    # nor through a jacobian of its target with respect to the target itself:
-    # TensorFlow's pfor leaves the outer tape a path of zeros from that
-    # identity to the target's inputs, tapemagic's is a constant (None), as
-    # TensorFlow's own with experimental_use_pfor=False (RELIABILITY.md)
+    # second order: not through a jacobian of its target with respect to the
+    # target itself: TensorFlow's pfor leaves the outer tape a path of zeros
+    # from that identity to the target's inputs, tapemagic's is a constant
+    # (None), as TensorFlow's own with experimental_use_pfor=False
+    # (RELIABILITY.md)
     own = any(q.kind != "gradient" and q.target in _indices(q.sources) for q in queries)
-    if kinked or own or draw(st.integers(0, 3)):
+    if own or draw(st.integers(0, 3)):
         return Program(tuple(g.sources), steps, tape, queries)
     outer = TapeSpec(
         persistent=draw(st.booleans()),

@@ -1,11 +1,13 @@
 """The op library: every primitive declared once, forward beside VJP.
 
 Modules group ops by kind and import each other only downwards, in this order:
-``math`` (elementwise), ``indexing`` and ``shape`` (moving elements; ``shape``
-re-exports ``indexing``), ``reduce``, ``creation``, ``decompositions`` and
-``norms``, ``linalg`` (re-exporting those two under ``tf.linalg``'s names), then
-the neural-network ops (``activations``, ``softmax``, ``conv``, ``pooling``, and
-``nn``, which composes ops and re-exports the rest under ``tf.nn``'s names).
+``math`` (elementwise; the gradients of sqrt, rsqrt and reciprocal, primitives
+as in TensorFlow, in ``math_grads``, which it imports), ``indexing`` and
+``shape`` (moving elements; ``shape`` re-exports ``indexing``), ``reduce``,
+``creation``, ``decompositions`` and ``norms``, ``linalg`` (re-exporting those
+two under ``tf.linalg``'s names), then the neural-network ops
+(``activations``, ``softmax``, ``conv``, ``pooling``, and ``nn``, which
+composes ops and re-exports the rest under ``tf.nn``'s names).
 The ops composed of others sit apart from the primitives, one module per area:
 ``composed_math``, ``reductions``, ``composed_shape``, ``composed_creation`` and
 ``composed_linalg``; ``sorting`` holds ``argsort`` beside ``sort`` and ``top_k``.

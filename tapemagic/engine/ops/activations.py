@@ -22,12 +22,16 @@ from .math import cast
 
 __all__ = [
     "elu",
+    "elu_grad",
     "erf",
     "leaky_relu",
+    "leaky_relu_grad",
     "relu",
     "relu6",
+    "relu6_grad",
     "relu_grad",
     "selu",
+    "selu_grad",
     "softplus",
 ]
 
@@ -73,13 +77,27 @@ def relu(features: Any, name: str | None = None) -> Tensor:
     return _relu(features)
 
 
-# NOTE: TensorFlow's Relu6Grad passes g only strictly inside (0, 6): 0 at both kinks.
+# NOTE: relu6'(0) = relu6'(6) = 0, as in TensorFlow: its Relu6Grad kernel
+# multiplies g by the mask 0 < out < 6 of the output (so NaN or Inf in g stays NaN
+# where masked, as in relu_grad).
+relu6_grad = defop(
+    "relu6_grad",
+    lambda out, g: g * ((out > 0) & (out < 6)),
+    (
+        # piecewise constant in out: zeros, as TensorFlow's Relu6GradGrad gives
+        lambda ns, gg, r, out, g: ns.constant(
+            np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(out), ns.dtype(out))
+        ),
+        # linear in g
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.relu6_grad(out, gg), g, r),
+    ),
+    saves={"out": (), "g": ("out",)},
+)
 _relu6 = defop(
     "relu6",
     lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
-    lambda ns, g, out, x: (
-        ns.where(ns.logical_and(ns.greater(x, 0), ns.less(x, 6)), g, 0),
-    ),
+    lambda ns, g, out, x: (ns.relu6_grad(out, g),),
+    saves=("out",),
 )
 
 
@@ -101,10 +119,26 @@ def relu6(features: Any, name: str | None = None) -> Tensor:
 
 
 # NOTE: leaky_relu'(0) = alpha, as in TensorFlow (LeakyReluGrad: x > 0 ? g : g*alpha).
+leaky_relu_grad = defop(
+    "leaky_relu_grad",
+    lambda x, g, *, alpha: np.where(x > 0, g, g * alpha),
+    (
+        # piecewise constant in x: zeros, as TensorFlow's LeakyReluGradGrad gives
+        lambda ns, gg, r, x, g, *, alpha: ns.constant(
+            np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(x), ns.dtype(x))
+        ),
+        # linear in g
+        lambda ns, gg, r, x, g, *, alpha: ns.unbroadcast(
+            ns.leaky_relu_grad(x, gg, alpha=alpha), g, r
+        ),
+    ),
+    saves={"x": (), "g": ("x",)},
+)
 _leaky_relu = defop(
     "leaky_relu",
     lambda x, *, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)),
-    lambda ns, g, out, x, *, alpha: (ns.where(ns.greater(x, 0), g, g * alpha),),
+    lambda ns, g, out, x, *, alpha: (ns.leaky_relu_grad(x, g, alpha=alpha),),
+    saves=("x",),
 )
 
 
@@ -135,13 +169,26 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
     return apply(_leaky_relu.op, (x,), {"alpha": float(np.float32(alpha))})
 
 
-# NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g).
-# The forward is its kernel's, x < 0 ? exp(x) - 1 : x: not expm1, so a tiny
-# negative x gives 0 there (and the gradient read from out the slope above 0).
+# NOTE: elu'(0) = 1, as in TensorFlow (EluGrad: out < 0 ? g * (out + 1) : g),
+# a primitive with TensorFlow's EluGradGrad: the composition
+# where(out < 0, g * (out + 1), g) would give a NaN second derivative in g at an
+# infinite out (its untaken branch's 0 times inf).
+elu_grad = defop(
+    "elu_grad",
+    lambda out, g: np.where(out < 0, (out + 1) * g, g),
+    (
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.where(out < 0, gg * g, 0), out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.elu_grad(out, gg), g, r),
+    ),
+    saves={"out": ("out", "g"), "g": ("out",)},
+)
+# exp(x) - 1, not expm1, as TensorFlow's kernel: elu(-1e-5) is -1.0013580e-05 in
+# float32, and elu(x) of a tiny negative x is 0, so its second derivative is 0.
 _elu = defop(
     "elu",
     lambda x: np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x),
-    lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
+    lambda ns, g, out, x: (ns.elu_grad(out, g),),
+    saves=("out",),
 )
 
 
@@ -170,28 +217,40 @@ def elu(features: Any, name: str | None = None) -> Tensor:
 # NumPy scalars, not Python floats: they convert to a float64 tensor's dtype at
 # full precision (a Python float would pass through float32 first).
 _SELU_SCALE = np.float64(1.0507009873554804934193349852946)
-_SELU_ALPHA = np.float64(1.6732632423543772848170429916717)
+# scale * alpha (alpha = 1.6732632423543772848170429916717) as TensorFlow's
+# literal, one ulp above the product of the two float64 constants
+_SELU_SCALE_ALPHA = np.float64(1.7580993408473768599402175208123)
 # The VJP's constants as Python floats, which (unlike NumPy scalars) keep a
 # float32 array float32 in the array namespace.
 _SELU_SCALE_FLOAT = float(_SELU_SCALE)
-_SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE * _SELU_ALPHA)
+_SELU_SCALE_ALPHA_FLOAT = float(_SELU_SCALE_ALPHA)
 
-# SeluGrad: out < 0 ? g * (out + scale * alpha) : g * scale (so scale at 0);
-# the forward is the kernel's, exp(x) - 1 as elu's.
+
+def _selu_forward(x: np.ndarray) -> np.ndarray:
+    # As TensorFlow's kernel: in the input's dtype, with exp(x) - 1 (see elu).
+    scale = np.asarray(_SELU_SCALE, x.dtype)
+    scale_alpha = np.asarray(_SELU_SCALE_ALPHA, x.dtype)
+    return np.where(x < 0, scale_alpha * (np.exp(np.minimum(x, 0)) - 1), scale * x)
+
+
+# TensorFlow's SeluGrad (out < 0 ? g * (out + scale * alpha) : g * scale, so
+# scale at 0) as a primitive, with its SeluGradGrad (see elu_grad).
+selu_grad = defop(
+    "selu_grad",
+    lambda out, g: np.where(
+        out < 0, g * (out + _SELU_SCALE_ALPHA_FLOAT), g * _SELU_SCALE_FLOAT
+    ),
+    (
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.where(out < 0, gg * g, 0), out, r),
+        lambda ns, gg, r, out, g: ns.unbroadcast(ns.selu_grad(out, gg), g, r),
+    ),
+    saves={"out": ("out", "g"), "g": ("out",)},
+)
 _selu = defop(
     "selu",
-    lambda x: np.where(
-        x < 0,
-        (_SELU_SCALE * _SELU_ALPHA) * (np.exp(np.minimum(x, 0)) - 1),
-        _SELU_SCALE * x,
-    ).astype(x.dtype, copy=False),
-    lambda ns, g, out, x: (
-        ns.where(
-            ns.less(out, 0),
-            g * (out + _SELU_SCALE_ALPHA_FLOAT),
-            g * _SELU_SCALE_FLOAT,
-        ),
-    ),
+    _selu_forward,
+    lambda ns, g, out, x: (ns.selu_grad(out, g),),
+    saves=("out",),
 )
 
 

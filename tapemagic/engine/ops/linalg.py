@@ -343,16 +343,17 @@ def einsum(
 
 def _diag_part_vjp(ns, g, out, x):
     # Put g back on the diagonal: broadcast it along the axis it does not index and
-    # multiply by a (possibly rectangular) identity. Linear in g, so an outer tape
-    # sees a multiply by a constant.
+    # keep it where a (possibly rectangular) identity is true, zeros elsewhere
+    # (also where g is NaN or inf, as TensorFlow's MatrixDiagPart gradient).
+    # Linear in g, so an outer tape sees a where on a constant mask.
     rows, cols = ns.shape(x)[-2:]
-    eye = ns.constant(np.eye(rows, cols, dtype=ns.dtype(x)))
+    eye = ns.constant(np.eye(rows, cols, dtype=bool))
     gshape = ns.shape(g)
     if rows <= cols:  # a size-1 axis last
         column = ns.reshape(g, shape=gshape + (1,))
     else:  # a size-1 axis before the last
         column = ns.reshape(g, shape=gshape[:-1] + (1,) + gshape[-1:])
-    return (column * eye,)
+    return (ns.where(eye, column, 0),)
 
 
 _diag_part = defop(

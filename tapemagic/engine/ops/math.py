@@ -23,6 +23,7 @@ from ..tensor import (
     convert_inputs,
     convert_to_tensor,
 )
+from .math_grads import reciprocal_grad, rsqrt_grad, sqrt_grad
 
 __all__ = [
     "abs",
@@ -68,14 +69,17 @@ __all__ = [
     "not_equal",
     "pow",
     "reciprocal",
+    "reciprocal_grad",
     "round",
     "rsqrt",
+    "rsqrt_grad",
     "sigmoid",
     "sigmoid_grad",
     "sign",
     "sin",
     "sinh",
     "sqrt",
+    "sqrt_grad",
     "square",
     "stop_gradient",
     "subtract",
@@ -159,8 +163,9 @@ divide_no_nan = defop(
     _divide_no_nan_forward,
     (
         lambda ns, g, out, x, y: ns.unbroadcast(ns.divide_no_nan(g, y), x, out),
+        # div_no_nan twice, as TensorFlow's: no y * y to overflow
         lambda ns, g, out, x, y: ns.unbroadcast(
-            g * ns.divide_no_nan(-x, y * y), y, out
+            g * ns.divide_no_nan(ns.divide_no_nan(-x, y), y), y, out
         ),
     ),
     saves={"x": ("y",), "y": ("x", "y")},
@@ -302,46 +307,39 @@ def _maximum_vjp(mask_op: str):
 negative = defop("negative", np.negative, lambda ns, g, out, x: (-g,), saves=())
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
 abs = defop("abs", np.abs, lambda ns, g, out, x: (g * ns.sign(x),), saves=("x",))
-# sign is piecewise constant; TensorFlow gives zeros (not None) through it.
-sign = defop("sign", np.sign, lambda ns, g, out, x: (g * 0,))
+# sign is piecewise constant; TensorFlow gives zeros (not None) through it,
+# zeros whatever g holds (NaN or inf) and connected to nothing.
+sign = defop(
+    "sign",
+    np.sign,
+    lambda ns, g, out, x: (ns.constant(np.zeros(ns.shape(g), ns.dtype(g))),),
+    saves=(),
+)
 # square' = 2x
 square = defop("square", np.square, lambda ns, g, out, x: (g * (2 * x),), saves=("x",))
 
 
-def _no_nan(ns: Any, factor: Any, value: Any) -> Any:
-    """``value``, a product with ``factor``, or 0 where ``factor`` is 0.
-
-    TensorFlow's Sqrt/Rsqrt/Reciprocal gradient kernels multiply so
-    (mul_no_nan): a zero incoming gradient gives 0 even where the local
-    derivative is inf or NaN, so the untaken branch of a `where` contributes 0.
-    """
-    return ns.where(ns.equal(factor, 0), 0.0, value)
-
-
-# sqrt' = 1 / (2 sqrt(x)): reuse the forward output
+# sqrt' = 1 / (2 sqrt(x)), rsqrt' = -rsqrt^3 / 2, reciprocal' = -reciprocal^2:
+# from the forward output, as in TensorFlow
 sqrt = defop(
     "sqrt",
     np.sqrt,
-    lambda ns, g, out, x: (_no_nan(ns, g, g * 0.5 / out),),
+    lambda ns, g, out, x: (ns.sqrt_grad(out, g),),
     saves=("out",),
     singular="derivative",
 )
-# rsqrt' = -x^(-3/2) / 2 = -out^3 / 2, in TensorFlow's order of products (the
-# sign of an infinite one at x = -0. follows it)
 rsqrt = defop(
     "rsqrt",
     lambda x: 1 / np.sqrt(x),
-    lambda ns, g, out, x: (
-        _no_nan(ns, g, _no_nan(ns, out, -0.5 * (out * out) * (out * g))),
-    ),
+    lambda ns, g, out, x: (ns.rsqrt_grad(out, g),),
     saves=("out",),
     singular="derivative",
 )
-# reciprocal' = -1/x^2 = -out^2
 reciprocal = defop(
     "reciprocal",
     np.reciprocal,
-    lambda ns, g, out, x: (_no_nan(ns, g, -g * out * out),),
+    lambda ns, g, out, x: (ns.reciprocal_grad(out, g),),
+    saves=("out",),
     singular="derivative",
 )
 exp = defop(
@@ -357,12 +355,17 @@ expm1 = defop(
 log = defop(
     "log",
     np.log,
-    lambda ns, g, out, x: (g / x,),
+    # g * reciprocal(x), as TensorFlow's: 0 where g is 0, also at x = 0
+    lambda ns, g, out, x: (g * ns.reciprocal(x),),
     saves=("x",),
     singular="derivative",
 )
 log1p = defop(
-    "log1p", np.log1p, lambda ns, g, out, x: (g / (1 + x),), singular="derivative"
+    "log1p",
+    np.log1p,
+    lambda ns, g, out, x: (g * ns.reciprocal(1 + x),),
+    saves=("x",),
+    singular="derivative",
 )
 # sin' = cos, cos' = -sin
 sin = defop("sin", np.sin, lambda ns, g, out, x: (g * ns.cos(x),), saves=("x",))
@@ -371,16 +374,20 @@ cos = defop("cos", np.cos, lambda ns, g, out, x: (-g * ns.sin(x),), saves=("x",)
 tan = defop(
     "tan", np.tan, lambda ns, g, out, x: (g * (1 + out * out),), singular="value"
 )
+# asin' = 1 / sqrt(1 - x^2), as TensorFlow composes it (reciprocal of sqrt):
+# their zero checks make a second derivative 0 where g is 0, also at |x| >= 1
 asin = defop(
     "asin",
     np.arcsin,
-    lambda ns, g, out, x: (g * ns.rsqrt(1 - x * x),),
+    lambda ns, g, out, x: (g * ns.reciprocal(ns.sqrt(1 - ns.square(x))),),
+    saves=("x",),
     singular="derivative",
 )
 acos = defop(
     "acos",
     np.arccos,
-    lambda ns, g, out, x: (-g * ns.rsqrt(1 - x * x),),
+    lambda ns, g, out, x: (-g * ns.reciprocal(ns.sqrt(1 - ns.square(x))),),
+    saves=("x",),
     singular="derivative",
 )
 atan = defop("atan", np.arctan, lambda ns, g, out, x: (g / (1 + x * x),))
@@ -427,11 +434,19 @@ def _sigmoid_forward(x: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
+def _sigmoid_grad_grad(gb: Any, out: Any) -> Any:
+    return gb - 2.0 * gb * out
+
+
 sigmoid_grad = defop(
     "sigmoid_grad",
     lambda out, g: g * out * (1 - out),
     (
-        lambda ns, gg, r, out, g: ns.unbroadcast(gg * g * (1 - 2 * out), out, r),
+        # TensorFlow's SigmoidGradGrad, gb - 2 gb out with gb = gg * g: NaN (not
+        # inf) where gb is infinite, as there
+        lambda ns, gg, r, out, g: ns.unbroadcast(
+            _sigmoid_grad_grad(gg * g, out), out, r
+        ),
         lambda ns, gg, r, out, g: ns.unbroadcast(ns.sigmoid_grad(out, gg), g, r),
     ),
     saves={"out": ("out", "g"), "g": ("out",)},

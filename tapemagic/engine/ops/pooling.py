@@ -98,17 +98,31 @@ def _max_pool_vjp(ns, g, out, x, *, ksize, strides, pads):
 
 _max_pool = defop("max_pool2d", _max_pool_forward, _max_pool_vjp)
 
-# The position of a maximum is piecewise constant in x: the gradient ops pass
-# nothing back to x (None), and are linear in their second input.
+
+def _no_gradient_to_x(ns, c, out, x, g, **params):
+    # The position of a maximum is piecewise constant in x: zeros, as
+    # TensorFlow's MaxPoolGradGrad and MaxPoolGradGradGrad give.
+    return ns.constant(
+        np.zeros(ns.shape(c)[: ns.nb(c, out)] + ns.shape(x), ns.dtype(x))
+    )
+
+
+# The gradient ops are linear in their second input.
 _max_pool_grad = defop(
     "max_pool_grad",
     _max_pool_grad_forward,
-    (None, lambda ns, c, out, x, g, **params: ns.max_pool_grad_grad(x, c, **params)),
+    (
+        _no_gradient_to_x,
+        lambda ns, c, out, x, g, **params: ns.max_pool_grad_grad(x, c, **params),
+    ),
 )
 _max_pool_grad_grad = defop(
     "max_pool_grad_grad",
     _max_pool_grad_grad_forward,
-    (None, lambda ns, d, out, x, c, **params: ns.max_pool_grad(x, d, **params)),
+    (
+        _no_gradient_to_x,
+        lambda ns, d, out, x, c, **params: ns.max_pool_grad(x, d, **params),
+    ),
 )
 
 

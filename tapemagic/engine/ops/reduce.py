@@ -307,15 +307,33 @@ def _prod_of_others_forward(x: np.ndarray, *, axes: tuple) -> np.ndarray:
 
 def _prod_of_others_vjp(ns, g, out, x, *, axes):
     # out_i = prod_{j != i} x_j, so d out_i / d x_k = out_i / x_k for k != i and 0
-    # for k == i; hence g_x = (sum_i g_i out_i - g_k out_k) / x_k. This divides by
-    # x, so derivatives of reduce_prod beyond the first need a group without zeros
-    # (TensorFlow's cumprod gradient divides by x too).
+    # for k == i; hence g_x = (sum over i != k of g_i out_i) / x_k, and 0 at
+    # x_k = 0, as in TensorFlow, whose product gradient is two exclusive cumprods
+    # whose gradients divide by x with div_no_nan.
     ndim = ns.ndim(x)
     from_end = tuple(a - ndim for a in axes)
-    weighted = g * out
-    total = ns.reduce_sum(weighted, axes=_from_start(ns, weighted, from_end),
-                          keepdims=True)  # fmt: skip
-    return ((total - weighted) / x,)
+    return (ns.divide_no_nan(_sum_of_others(ns, g * out, from_end), x),)
+
+
+def _sum_of_others(ns: Any, w: Any, from_end: tuple[int, ...]) -> Any:
+    """At each position, the sum of ``w`` over the other positions of its group
+    (the axes ``from_end``): the sums before and after it in row-major order, as
+    two exclusive cumsums, so an infinity elsewhere never meets its own
+    negation (``sum - w`` would be inf - inf)."""
+    ndim = ns.ndim(w)
+    axes = sorted(a + ndim for a in from_end)
+    kept = [i for i in range(ndim) if i not in axes]
+    perm = tuple(kept + axes)
+    moved = ns.transpose(w, perm=perm)
+    shape = ns.shape(moved)
+    group = _pymath.prod(shape[len(kept) :])
+    flat = ns.reshape(moved, shape=shape[: len(kept)] + (group,))
+    scans = [
+        ns.cumsum(flat, axis=len(kept), exclusive=True, reverse=reverse)
+        for reverse in (False, True)
+    ]
+    others = ns.reshape(scans[0] + scans[1], shape=shape)
+    return ns.transpose(others, perm=tuple(int(i) for i in np.argsort(perm)))
 
 
 def _from_start(ns: Any, g: Any, from_end: tuple[int, ...]) -> tuple[int, ...]:

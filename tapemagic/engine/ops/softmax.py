@@ -23,6 +23,7 @@ __all__ = [
     "log_softmax",
     "softmax",
     "softmax_cross_entropy_with_logits",
+    "softmax_xent_backprop",
     "sparse_softmax_cross_entropy_with_logits",
 ]
 
@@ -52,15 +53,17 @@ def _log_softmax_forward(x: np.ndarray, *, axis: int) -> np.ndarray:
     return shifted - np.log(np.add.reduce(np.exp(shifted), axis=axis, keepdims=True))
 
 
+def _softmax_vjp(ns: Any, g: Any, out: Any, axis: int) -> Any:
+    # J^T g for softmax: out * (g - <g, out>)
+    return out * (g - ns.reduce_sum(g * out, axes=(ns.ndim(g) + axis,), keepdims=True))
+
+
 # axis is stored counted from the end, so it also names the axis of a cotangent
 # with leading batch axes.
 _softmax = defop(
     "softmax",
     _softmax_forward,
-    # J^T g for softmax: out * (g - <g, out>)
-    lambda ns, g, out, x, *, axis: (
-        out * (g - ns.reduce_sum(g * out, axes=(ns.ndim(g) + axis,), keepdims=True)),
-    ),
+    lambda ns, g, out, x, *, axis: (_softmax_vjp(ns, g, out, axis),),
     saves=("out",),
 )
 
@@ -154,6 +157,36 @@ def _class_axis(ns: Any, g: Any, axis: int) -> Any:
     return ns.reshape(g, shape=gshape[:at] + (1,) + gshape[at:])
 
 
+def _zero_loss_gradient(ns: Any, gg: Any, r: Any) -> Any:
+    # zeros for every element of r (the loss's gradient when only the backprop
+    # output is differentiated, broadcast over the classes)
+    return ns.constant(
+        np.zeros(ns.shape(gg)[: ns.nb(gg, r)] + ns.shape(r), ns.dtype(gg))
+    )
+
+
+# The backprop output of TensorFlow's kernel, softmax(logits) - labels, as a
+# primitive whose VJP is the one TensorFlow gives that output: it passes the
+# logits the softmax's Jacobian plus the loss's gradient (zeros here) times the
+# backprop, and the labels those zeros times -log_softmax(logits). So a second
+# derivative treats the labels as constant (zeros, not the -1 of the true
+# derivative), and is NaN where the labels or logits are not finite, as in
+# TensorFlow.
+softmax_xent_backprop = defop(
+    "softmax_xent_backprop",
+    lambda labels, logits, *, axis: _softmax_forward(logits, axis=axis) - labels,
+    (
+        lambda ns, gg, r, labels, logits, *, axis: (
+            _zero_loss_gradient(ns, gg, r) * -ns.log_softmax(logits, axis=axis)
+        ),
+        lambda ns, gg, r, labels, logits, *, axis: (
+            _zero_loss_gradient(ns, gg, r) * r
+            + _softmax_vjp(ns, gg, ns.softmax(logits, axis=axis), axis)
+        ),
+    ),
+    saves={"labels": ("logits",), "logits": ("r", "logits")},
+)
+
 # TensorFlow's kernel and _SoftmaxCrossEntropyWithLogitsGrad: d/dlogits is
 # softmax - labels (the true derivative when each row of labels sums to 1, and
 # what TensorFlow returns even when it does not); d/dlabels is -log_softmax.
@@ -165,7 +198,8 @@ _softmax_xent = defop(
             _class_axis(ns, g, axis) * -ns.log_softmax(logits, axis=axis)
         ),
         lambda ns, g, out, labels, logits, *, axis: (
-            _class_axis(ns, g, axis) * (ns.softmax(logits, axis=axis) - labels)
+            _class_axis(ns, g, axis)
+            * ns.softmax_xent_backprop(labels, logits, axis=axis)
         ),
     ),
     saves=("labels", "logits"),

@@ -50,6 +50,12 @@ CASES = [
     Case("sqrt", M.sqrt, UNARY, domain=_positive, tol=1e-5),
     Case("rsqrt", M.rsqrt, UNARY, domain=_positive, tol=1e-5),
     Case("reciprocal", M.reciprocal, UNARY, domain=_away_from_zero, tol=1e-5),
+    # the gradient primitives: y (the output) and g away from 0, where their
+    # kernels switch to 0
+    *[
+        Case(name, getattr(M, name), BINARY, domain=_away_from_zero, tol=1e-5)
+        for name in ("sqrt_grad", "rsqrt_grad", "reciprocal_grad")
+    ],
     Case("exp", M.exp, UNARY),
     Case("expm1", M.expm1, UNARY),
     Case("log", M.log, UNARY, domain=_positive, tol=1e-5),

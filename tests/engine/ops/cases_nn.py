@@ -19,6 +19,7 @@ from tapemagic.engine.ops import _image as I
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import nn as N
 from tapemagic.engine.ops import pooling as P
+from tapemagic.engine.ops import softmax as S
 
 from .gradcheck import Case, broadcast_shapes, shapes, unary_shapes
 
@@ -68,6 +69,27 @@ def _softmax_xent(raw_labels, logits, axis):
     # labels that are a distribution along axis (each row sums to 1)
     labels = N.softmax(raw_labels, axis=axis)
     return N.softmax_cross_entropy_with_logits(labels, logits, axis=axis)
+
+
+def _xent_labels_and_axis(data, shapes) -> tuple:
+    # labels as data, not a watched input: the backprop's VJP for its labels is
+    # zeros, as TensorFlow's (tests/differential/test_regressions.py), not -1
+    labels = data.draw(
+        hnp.arrays(np.float64, shapes[0], elements=st.floats(0.1, 1.0)),
+        label="labels",
+    )
+    return (labels, *_axis(data, shapes))
+
+
+def _softmax_xent_fixed_labels(logits, raw_labels, axis):
+    labels = raw_labels / np.sum(raw_labels, axis=axis, keepdims=True)
+    return N.softmax_cross_entropy_with_logits(labels, logits, axis=axis)
+
+
+def _xent_backprop(logits, labels, axis):
+    return S.softmax_xent_backprop(
+        labels, logits, axis=axis % logits.ndim - logits.ndim
+    )
 
 
 @st.composite
@@ -326,7 +348,19 @@ CASES = [
     Case(
         "relu6", N.relu6, UNARY, domain=_away_from(0, 6, low=-2, high=8), smooth=False
     ),
+    Case(
+        "relu6_grad",
+        N.relu6_grad,
+        broadcast_shapes(2),
+        domain=_away_from(0, 6, low=-2, high=8),
+    ),
     Case("leaky_relu", N.leaky_relu, UNARY, domain=_away_from(0), smooth=False),
+    Case(
+        "leaky_relu_grad",
+        lambda x, g: N.leaky_relu_grad(x, g, alpha=0.3),
+        broadcast_shapes(2),
+        domain=_away_from(0),
+    ),
     Case(
         "leaky_relu",
         lambda x: N.leaky_relu(x, alpha=0.01),
@@ -337,6 +371,8 @@ CASES = [
     ),
     Case("elu", N.elu, UNARY, domain=_away_from(0), tol=1e-5),
     Case("selu", N.selu, UNARY, domain=_away_from(0), tol=1e-5),
+    Case("elu_grad", N.elu_grad, broadcast_shapes(2), domain=_away_from(0)),
+    Case("selu_grad", N.selu_grad, broadcast_shapes(2), domain=_away_from(0)),
     Case("softplus", N.softplus, UNARY, domain=(-5.0, 5.0)),
     Case("abs", N.softsign, UNARY, domain=_away_from(0), tol=1e-5, name="softsign"),
     Case("sigmoid", N.silu, UNARY, tol=1e-5, name="silu"),
@@ -363,11 +399,29 @@ CASES = [
         extra=_axis,
         tol=1e-5,
     ),
+    # first order only: the second derivative treats the labels as a constant,
+    # as TensorFlow's does; the next row checks it with constant labels
     Case(
         "softmax_cross_entropy_with_logits",
         _softmax_xent,
         _pairs(),
         extra=_axis,
+        tol=1e-5,
+        smooth=False,
+    ),
+    Case(
+        "softmax_cross_entropy_with_logits",
+        _softmax_xent_fixed_labels,
+        RANKED,
+        extra=_xent_labels_and_axis,
+        tol=1e-5,
+        name="softmax_cross_entropy_with_logits[constant labels]",
+    ),
+    Case(
+        "softmax_xent_backprop",
+        _xent_backprop,
+        RANKED,
+        extra=_xent_labels_and_axis,
         tol=1e-5,
     ),
     Case(
