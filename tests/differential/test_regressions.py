@@ -349,64 +349,6 @@ def test_a_cross_entropy_over_no_classes_is_zero():
     )
     assert repr(tape.gradient(loss, x)) == (
         "<tf.Tensor: shape=(2, 0), dtype=float32, numpy=array([], shape=(2, 0), "
-def _second_order(fn, x, seed=None):
-    with tf.GradientTape() as outer:
-        with tf.GradientTape() as inner:
-            y = fn(x)
-        g = inner.gradient(y, x, output_gradients=None if seed is None else seed(x))
-    return g, outer.gradient(g, x)
-
-
-@pytest.mark.parametrize(
-    "fn, first, seeded, seeded_second",
-    [
-        (
-            tf.nn.relu6,
-            "[0., 0., 1., 1., 0., 0.]",
-            "[0.  , 0.  , 0.25, 9.  , 0.  , 0.  ]",
-            "[0., 0., 1., 6., 0., 0.]",
-        ),
-        (
-            lambda t: tf.nn.leaky_relu(t, alpha=0.3),
-            "[0.3, 0.3, 1. , 1. , 1. , 1. ]",
-            "[ 0.3 ,  0.  ,  0.25,  9.  , 36.  , 49.  ]",
-            "[-0.6,  0. ,  1. ,  6. , 12. , 14. ]",
-        ),
-    ],
-    ids=["relu6", "leaky_relu"],
-)
-def test_the_second_derivative_of_relu6_and_leaky_relu_is_zeros(
-    fn, first, seeded, seeded_second
-):
-    # their gradients are primitives (Relu6Grad, LeakyReluGrad) whose own
-    # gradient is zeros with respect to the mask's input, linear in g
-    x = tf.Variable([-1.0, 0.0, 0.5, 3.0, 6.0, 7.0])
-    g, second = _second_order(fn, x)
-    assert repr(g.numpy()) == f"array({first}, dtype=float32)"
-    assert repr(second) == (
-        "<tf.Tensor: shape=(6,), dtype=float32, numpy=array([0., 0., 0., 0., 0., 0.], "
-        "dtype=float32)>"
-    )
-    g, second = _second_order(fn, x, seed=lambda v: v * v)
-    assert repr(g.numpy()) == f"array({seeded}, dtype=float32)"
-    assert repr(second.numpy()) == f"array({seeded_second}, dtype=float32)"
-    # NaN in g stays NaN where masked: the kernels multiply or select
-    with tf.GradientTape() as tape:
-        y = fn(x)
-    nan = tape.gradient(y, x, output_gradients=tf.fill([6], np.nan))
-    assert repr(nan.numpy()) == "array([nan, nan, nan, nan, nan, nan], dtype=float32)"
-
-
-def test_the_second_derivative_of_max_pool2d_is_zeros():
-    # the argmax is piecewise constant in the input: MaxPoolGradGrad gives zeros
-    x = tf.Variable([[[[1.0], [3.0]], [[2.0], [0.5]]]])
-    g, second = _second_order(
-        lambda t: tf.nn.max_pool2d(t, ksize=2, strides=1, padding="SAME"), x
-    )
-    assert g.numpy().ravel().tolist() == [0.0, 2.0, 1.0, 1.0]
-    assert repr(second) == (
-        "<tf.Tensor: shape=(1, 2, 2, 1), dtype=float32, numpy=\n"
-        "array([[[[0.],\n         [0.]],\n\n        [[0.],\n         [0.]]]], "
         "dtype=float32)>"
     )
 
@@ -478,6 +420,70 @@ def test_pow_to_one_half_is_c_pow_not_sqrt():
     assert tf.pow(tf.constant(-np.inf), tf.constant([[0.5]])).numpy().tolist() == [
         [np.inf]
     ]
+
+
+def _second_order(fn, x, seed=None):
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = fn(x)
+        g = inner.gradient(y, x, output_gradients=None if seed is None else seed(x))
+    return g, outer.gradient(g, x)
+
+
+@pytest.mark.parametrize(
+    "fn, first, seeded, seeded_second",
+    [
+        (
+            tf.nn.relu6,
+            "[0., 0., 1., 1., 0., 0.]",
+            "[0.  , 0.  , 0.25, 9.  , 0.  , 0.  ]",
+            "[0., 0., 1., 6., 0., 0.]",
+        ),
+        (
+            lambda t: tf.nn.leaky_relu(t, alpha=0.3),
+            "[0.3, 0.3, 1. , 1. , 1. , 1. ]",
+            "[ 0.3 ,  0.  ,  0.25,  9.  , 36.  , 49.  ]",
+            "[-0.6,  0. ,  1. ,  6. , 12. , 14. ]",
+        ),
+    ],
+    ids=["relu6", "leaky_relu"],
+)
+def test_the_second_derivative_of_relu6_and_leaky_relu_is_zeros(
+    fn, first, seeded, seeded_second
+):
+    # their gradients are primitives (Relu6Grad, LeakyReluGrad) whose own
+    # gradient is zeros with respect to the mask's input, linear in g
+    x = tf.Variable([-1.0, 0.0, 0.5, 3.0, 6.0, 7.0])
+    g, second = _second_order(fn, x)
+    assert repr(g.numpy()) == f"array({first}, dtype=float32)"
+    assert repr(second) == (
+        "<tf.Tensor: shape=(6,), dtype=float32, numpy=array([0., 0., 0., 0., 0., 0.], "
+        "dtype=float32)>"
+    )
+    g, second = _second_order(fn, x, seed=lambda v: v * v)
+    assert repr(g.numpy()) == f"array({seeded}, dtype=float32)"
+    assert repr(second.numpy()) == f"array({seeded_second}, dtype=float32)"
+    # NaN in g stays NaN where masked: the kernels multiply or select
+    with tf.GradientTape() as tape:
+        y = fn(x)
+    nan = tape.gradient(y, x, output_gradients=tf.fill([6], np.nan))
+    assert repr(nan.numpy()) == "array([nan, nan, nan, nan, nan, nan], dtype=float32)"
+
+
+def test_the_second_derivative_of_max_pool2d_is_zeros():
+    # the argmax is piecewise constant in the input: MaxPoolGradGrad gives zeros
+    x = tf.Variable([[[[1.0], [3.0]], [[2.0], [0.5]]]])
+    g, second = _second_order(
+        lambda t: tf.nn.max_pool2d(t, ksize=2, strides=1, padding="SAME"), x
+    )
+    assert g.numpy().ravel().tolist() == [0.0, 2.0, 1.0, 1.0]
+    assert repr(second) == (
+        "<tf.Tensor: shape=(1, 2, 2, 1), dtype=float32, numpy=\n"
+        "array([[[[0.],\n         [0.]],\n\n        [[0.],\n         [0.]]]], "
+        "dtype=float32)>"
+    )
+
+
 @pytest.mark.parametrize(
     "values, first, second",
     [

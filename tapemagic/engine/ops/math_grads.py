@@ -27,7 +27,8 @@ sqrt_grad = defop(
 )
 rsqrt_grad = defop(
     "rsqrt_grad",
-    lambda y, g: np.where(g == 0, 0, -0.5 * (g * y) * (y * y)),
+    # mul_no_nan twice, in its kernel's order: 0 where g or y (x = inf) is 0
+    lambda y, g: np.where((g == 0) | (y == 0), 0, (-0.5 * (y * y)) * (y * g)),
     (
         lambda ns, gg, r, y, g: ns.unbroadcast(-1.5 * gg * g * ns.square(y), y, r),
         lambda ns, gg, r, y, g: ns.unbroadcast(ns.rsqrt_grad(y, gg), g, r),
