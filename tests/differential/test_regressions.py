@@ -759,3 +759,17 @@ def test_the_second_derivative_of_sigmoid_is_nan_at_an_infinite_gradient():
     np.testing.assert_allclose(
         second.numpy(), [np.nan, np.nan, -0.11511358970464151, 0.0], rtol=1e-15
     )
+
+
+def test_silu_has_tensorflows_custom_gradient():
+    # g * s * (1 + beta x (1 - s)), s = sigmoid(beta x): -inf at an infinite
+    # cotangent below 0, where x * sigmoid(x) composed gives inf - inf = NaN
+    x = tf.constant([-3.0, -0.0, 0.0, 2.0, 50.0, -50.0, np.nan, np.inf, -np.inf])
+    g = tf.constant([np.inf, 1.0, -np.inf, 2.0, 0.0, np.inf, 1.0, 1.0, 1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.nn.silu(x)
+    d = tape.gradient(y, x, output_gradients=g).numpy()
+    inf, nan = np.inf, np.nan
+    expected = [-inf, 0.5, -inf, 2.1815683841705322, 0.0, -inf, nan, nan, nan]
+    np.testing.assert_allclose(d, np.float32(expected), rtol=1e-6)

@@ -18,7 +18,7 @@ from .. import dtypes
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
 from ._util import float_tensor
-from .math import cast
+from .math import _sigmoid_forward, cast
 
 __all__ = [
     "elu",
@@ -32,6 +32,7 @@ __all__ = [
     "relu_grad",
     "selu",
     "selu_grad",
+    "silu",
     "softplus",
 ]
 
@@ -358,3 +359,43 @@ def erf(x: Any, name: str | None = None) -> Tensor:
         array([0.       , 0.8427008], dtype=float32)
     """
     return _erf(float_tensor(x, "erf"))
+
+
+# A primitive with TensorFlow's custom gradient, g * s * (1 + beta x (1 - s))
+# with s = sigmoid(beta x): the composition x * sigmoid(beta x) would add two
+# infinite terms of opposite signs at an infinite cotangent (NaN for x < 0).
+_silu = defop(
+    "silu",
+    lambda x, *, beta: x * _sigmoid_forward(beta * x),
+    lambda ns, g, out, x, *, beta: (g * _silu_slope(ns, x, beta),),
+    saves=("x",),
+)
+
+
+def _silu_slope(ns: Any, x: Any, beta: float) -> Any:
+    s = ns.sigmoid(beta * x)
+    return s * (1.0 + (beta * x) * (1.0 - s))
+
+
+def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
+    """SiLU / swish: ``features * sigmoid(beta * features)``.
+
+    Its gradient is TensorFlow's, ``g * s * (1 + beta * x * (1 - s))`` with
+    ``s = sigmoid(beta * x)``.
+
+    Args:
+        features: a floating-point tensor.
+        beta: the slope inside the sigmoid (a number).
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        A tensor of the input's shape and dtype.
+
+    Example:
+        >>> silu([0.0, 2.0]).numpy()
+        array([0.      , 1.761594], dtype=float32)
+    """
+    x = float_tensor(features, "silu")
+    if isinstance(beta, Tensor):
+        beta = float(beta._value)
+    return apply(_silu.op, (x,), {"beta": float(beta)})

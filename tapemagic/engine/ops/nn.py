@@ -31,6 +31,7 @@ from .activations import (
     relu_grad,
     selu,
     selu_grad,
+    silu,
     softplus,
 )
 from .conv import (
@@ -50,7 +51,6 @@ from .math import (
     multiply,
     negative,
     rsqrt,
-    sigmoid,
     square,
     stop_gradient,
     subtract,
@@ -467,25 +467,6 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
     """
     x = float_tensor(features, "softsign")
     return x / (_abs(x) + 1)
-
-
-def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
-    """SiLU / swish: ``features * sigmoid(beta * features)``.
-
-    Args:
-        features: a floating-point tensor.
-        beta: the slope inside the sigmoid.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of the input's shape and dtype.
-
-    Example:
-        >>> silu([0.0, 2.0]).numpy()
-        array([0.      , 1.761594], dtype=float32)
-    """
-    x = float_tensor(features, "silu")
-    return x * sigmoid(x * np.float64(beta))
 
 
 swish = silu

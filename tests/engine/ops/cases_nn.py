@@ -375,7 +375,8 @@ CASES = [
     Case("selu_grad", N.selu_grad, broadcast_shapes(2), domain=_away_from(0)),
     Case("softplus", N.softplus, UNARY, domain=(-5.0, 5.0)),
     Case("abs", N.softsign, UNARY, domain=_away_from(0), tol=1e-5, name="softsign"),
-    Case("sigmoid", N.silu, UNARY, tol=1e-5, name="silu"),
+    Case("silu", N.silu, UNARY, tol=1e-5),
+    Case("silu", lambda x: N.silu(x, beta=1.7), UNARY, tol=1e-5, name="silu_beta"),
     Case("erf", N.erf, UNARY, domain=(-3.0, 3.0), tol=1e-5),
     Case("erf", N.gelu, UNARY, domain=(-4.0, 4.0), tol=1e-5, name="gelu"),
     Case(
