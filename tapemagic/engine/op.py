@@ -29,12 +29,13 @@ from typing import Any
 
 import numpy as np
 
+from .accepts import Accepts
 from .context import state
 from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .namespace import register
-from .tensor import Tensor, convert_inputs
+from .tensor import Tensor, convert_inputs, convert_to_tensor
 from .variable import ResourceVariable
 
 __all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
@@ -65,6 +66,8 @@ class Op:
             input, the positions it may hold as stubs when the inputs in
             ``mask`` (bit ``i`` for input ``i``) need one (see ``saves`` in
             :func:`defop`).
+        accepts: the dtypes the op accepts (see engine/accepts.py), or None:
+            any dtype its forward computes.
         singular: where the op can give inf or NaN at finite inputs:
             ``"derivative"`` (its derivative is infinite or undefined somewhere:
             log, sqrt, division), ``"value"`` (its value overflows: exp, cosh),
@@ -86,6 +89,7 @@ class Op:
         "dropped",
         "drops",
         "singular",
+        "accepts",
         "doc",
     )
 
@@ -102,6 +106,7 @@ class Op:
         reads: tuple[frozenset[int], ...] | None = None,
         on_arrays: bool = True,
         singular: str | None = None,
+        accepts: Accepts | None = None,
     ) -> None:
         if singular not in (None, "derivative", "value"):
             raise ValueError(
@@ -110,6 +115,7 @@ class Op:
             )
         self.name = name
         self.singular = singular
+        self.accepts = accepts
         self.forward = forward
         self.vjp = vjp
         self.on_arrays = on_arrays
@@ -159,6 +165,7 @@ def defop(
     same_dtype: bool = True,
     saves: tuple[str, ...] | dict[str, tuple[str, ...]] | None = None,
     singular: str | None = None,
+    accepts: Accepts | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -183,6 +190,9 @@ def defop(
         singular: ``"derivative"`` if the op's derivative is infinite or
             undefined at some finite inputs, ``"value"`` if only its value can
             overflow there, else None (see :class:`Op`).
+        accepts: the dtypes the op accepts, as TensorFlow lists them
+            (engine/accepts.py), checked on every call: any other dtype
+            raises TensorFlow's error. None accepts every dtype.
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -222,6 +232,8 @@ def defop(
                     f"take (ns, g, out, *inputs), i.e. {n_inputs + 3}."
                 )
     reads = _reads(name, vjp, n_inputs, saves, multi_output)
+    if accepts is not None and accepts.op is None:
+        accepts = accepts.for_op(_tf_op_name(name))
     op = Op(
         name,
         forward,
@@ -232,17 +244,22 @@ def defop(
         same_dtype=same_dtype,
         reads=reads,
         singular=singular,
+        accepts=accepts,
     )
     OP_TABLE[name] = op
 
     forward_ = forward  # the closures below read a local, not the op's slot
+    # the dtypes that run, as a local: one frozenset membership test per call
+    accepted = None if accepts is None else accepts.numpy
 
     if same_dtype and n_inputs == 1 and not multi_output:
 
         def fn(x: Any, name: str | None = None, **params: Any) -> Any:
             # `apply`, inlined: the hot path is one NumPy call and one Tensor.
             if type(x) is not EagerTensor:
-                (x,) = convert_inputs((x,))
+                (x,) = _convert(accepts, (x,))
+            if accepted is not None and x._value.dtype not in accepted:
+                raise accepts.error(x._value.dtype)
             try:
                 if params:
                     result = tensor_of(forward_(x._value, **params))
@@ -269,7 +286,9 @@ def defop(
                     if x._value.dtype != y._value.dtype:
                         x, y = convert_inputs((x, y))  # raises the mismatch
                 else:
-                    x, y = convert_inputs((x, y))
+                    x, y = _convert(accepts, (x, y))
+            if accepted is not None and x._value.dtype not in accepted:
+                raise accepts.error(x._value.dtype)
             try:
                 if params:
                     result = tensor_of(forward_(x._value, y._value, **params))
@@ -284,7 +303,7 @@ def defop(
     elif same_dtype:
 
         def fn(*args: Any, name: str | None = None, **params: Any) -> Any:
-            return apply(op, convert_inputs(args), params)
+            return apply(op, _convert(accepts, args), params)
 
     else:
 
@@ -296,6 +315,28 @@ def defop(
     fn.op = op  # type: ignore[attr-defined]
     register(name, fn, forward)
     return fn
+
+
+def _tf_op_name(name: str) -> str:
+    """TensorFlow's op type for an op named in snake case: ``is_nan`` -> ``IsNan``."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
+    """Convert an op's inputs; those of an op of one fixed dtype (bool) are
+    converted to it, as TensorFlow does (``logical_and([1, 2], ...)`` cannot be
+    converted, a TypeError)."""
+    if accepts is not None and accepts.attr is None:
+        (dtype,) = accepts.numpy
+        args = tuple(
+            [
+                a
+                if isinstance(a, (Tensor, ResourceVariable))
+                else convert_to_tensor(a, dtype=dtype)
+                for a in args
+            ]
+        )
+    return convert_inputs(args)
 
 
 def _reads(name: str, vjp: Any, n_inputs: int | None, saves: Any,
@@ -462,6 +503,11 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -
     and tapes do not record them, but listeners hear them as more inputs, with
     no gradient, so what set the op's result is in the explanation graph.
     """
+    accepts = op.accepts
+    if accepts is not None:
+        t = inputs[accepts.input]
+        if t._value.dtype not in accepts.numpy:
+            raise accepts.error(t._value.dtype)
     try:
         n = len(inputs)
         if n == 1:

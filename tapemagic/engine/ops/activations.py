@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..accepts import NN_FLOATING, REAL_FLOATING, RELU6, Accepts
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
-from ._util import float_tensor
 from .math import cast
 
 __all__ = [
@@ -53,6 +53,7 @@ _relu = defop(
     lambda x: np.maximum(x, np.zeros((), x.dtype)),
     lambda ns, g, out, x: (ns.relu_grad(out, g),),
     saves=("out",),
+    accepts=Accepts(f"{RELU6.allowed}, qint8"),
 )
 
 
@@ -80,6 +81,7 @@ _relu6 = defop(
     lambda ns, g, out, x: (
         ns.where(ns.logical_and(ns.greater(x, 0), ns.less(x, 6)), g, 0),
     ),
+    accepts=RELU6,
 )
 
 
@@ -105,6 +107,7 @@ _leaky_relu = defop(
     "leaky_relu",
     lambda x, *, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)),
     lambda ns, g, out, x, *, alpha: (ns.where(ns.greater(x, 0), g, g * alpha),),
+    accepts=NN_FLOATING,
 )
 
 
@@ -140,6 +143,7 @@ _elu = defop(
     "elu",
     lambda x: np.where(x > 0, x, np.expm1(np.minimum(x, 0))),
     lambda ns, g, out, x: (ns.where(ns.less(out, 0), g * (out + 1), g),),
+    accepts=NN_FLOATING,
 )
 
 
@@ -156,13 +160,13 @@ def elu(features: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``features`` is not floating point.
+        InvalidArgumentError: if ``features`` is not floating point.
 
     Example:
         >>> elu([-1.0, 0.0, 2.0]).numpy().round(4)
         array([-0.6321,  0.    ,  2.    ], dtype=float32)
     """
-    return _elu(float_tensor(features, "elu"))
+    return _elu(features)
 
 
 # NumPy scalars, not Python floats: they convert to a float64 tensor's dtype at
@@ -187,6 +191,7 @@ _selu = defop(
             g * _SELU_SCALE_FLOAT,
         ),
     ),
+    accepts=NN_FLOATING,
 )
 
 
@@ -204,13 +209,13 @@ def selu(features: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``features`` is not floating point.
+        InvalidArgumentError: if ``features`` is not floating point.
 
     Example:
         >>> selu([0.0, 1.0]).numpy()
         array([0.      , 1.050701], dtype=float32)
     """
-    return _selu(float_tensor(features, "selu"))
+    return _selu(features)
 
 
 def _softplus_forward(x: np.ndarray) -> np.ndarray:
@@ -221,7 +226,10 @@ def _softplus_forward(x: np.ndarray) -> np.ndarray:
 # A primitive: composing max(x, 0) + log1p(exp(-|x|)) would give the wrong slope at
 # 0 (maximum and abs have their own kink conventions); d/dx softplus = sigmoid.
 _softplus = defop(
-    "softplus", _softplus_forward, lambda ns, g, out, x: (g * ns.sigmoid(x),)
+    "softplus",
+    _softplus_forward,
+    lambda ns, g, out, x: (g * ns.sigmoid(x),),
+    accepts=NN_FLOATING,
 )
 
 
@@ -239,13 +247,13 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``features`` is not floating point.
+        InvalidArgumentError: if ``features`` is not floating point.
 
     Example:
         >>> softplus([0.0, 100.0]).numpy()
         array([  0.6931472, 100.       ], dtype=float32)
     """
-    return _softplus(float_tensor(features, "softplus"))
+    return _softplus(features)
 
 
 def _erf_forward(x: np.ndarray) -> np.ndarray:
@@ -273,6 +281,7 @@ _erf = defop(
     _erf_forward,
     # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
     lambda ns, g, out, x: (g * _TWO_OVER_SQRT_PI * ns.exp(-ns.square(x)),),
+    accepts=REAL_FLOATING,
 )
 
 
@@ -287,10 +296,10 @@ def erf(x: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: if ``x`` is not floating point.
 
     Example:
         >>> erf([0.0, 1.0]).numpy()
         array([0.       , 0.8427008], dtype=float32)
     """
-    return _erf(float_tensor(x, "erf"))
+    return _erf(x)

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import Accepts
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs
 from . import shape
@@ -110,6 +111,7 @@ _conv2d = defop(
     _conv_core,
     (_conv2d_vjp_x, _conv2d_vjp_w),
     saves={"x": ("w",), "w": ("x",)},
+    accepts=Accepts("half, bfloat16, float, double, int32", op="Conv2D"),
 )
 
 
@@ -209,6 +211,7 @@ def conv2d(
                [20., 24.]])
     """
     x, w = convert_inputs((input, filters))
+    _conv2d.op.accepts.check(x)
     fmt = _check_data_format(data_format)
     _check_input(x, "conv2d")
     _check_filters(w, "conv2d")

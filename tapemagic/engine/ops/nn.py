@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import FLOATING, Accepts
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
@@ -29,6 +30,7 @@ from .activations import (
     selu,
     softplus,
 )
+from .composed_math import SQUARED_DIFFERENCE
 from .conv import (
     conv2d,
     conv2d_backprop_filter,
@@ -168,8 +170,11 @@ def moments(
     usual ones; second derivatives of the variance miss the term through the mean,
     exactly as in TensorFlow.
 
+    An int32 or int64 ``x`` gives integer moments (the means truncated), as in
+    TensorFlow; other integers and bool raise its InvalidArgumentError.
+
     Args:
-        x: a floating-point tensor.
+        x: a numeric tensor.
         axes: the axes to reduce (an int or a list).
         shift: ignored, as in TensorFlow 2.
         keepdims: keep the reduced axes with size 1.
@@ -183,8 +188,9 @@ def moments(
         >>> float(mean), float(variance)
         (3.0, 3.5)
     """
-    x = float_tensor(x, "moments")
+    x = convert_to_tensor(x)
     mean = reduce_mean(x, axes, keepdims=True)
+    SQUARED_DIFFERENCE.check(x)
     variance = reduce_mean(
         square(subtract(x, stop_gradient(mean))), axes, keepdims=True
     )
@@ -461,6 +467,16 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
     return x / (_abs(x) + 1)
 
 
+# TensorFlow's silu refuses what its sigmoid refuses; its gelu checks in Python
+_SILU = FLOATING.for_op("Sigmoid")
+_GELU = Accepts(
+    "half, float, double",
+    error=ValueError,
+    message="`features.dtype` must be a floating point tensor.Received:"
+    "features.dtype=<dtype: '{dtype}'>",
+)
+
+
 def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
     """SiLU / swish: ``features * sigmoid(beta * features)``.
 
@@ -476,7 +492,8 @@ def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
         >>> silu([0.0, 2.0]).numpy()
         array([0.      , 1.761594], dtype=float32)
     """
-    x = float_tensor(features, "silu")
+    x = convert_to_tensor(features)
+    _SILU.check(x)
     return x * sigmoid(x * np.float64(beta))
 
 
@@ -501,7 +518,8 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
         >>> gelu([-1.0, 0.0, 1.0]).numpy()
         array([-0.15865526,  0.        ,  0.8413447 ], dtype=float32)
     """
-    x = float_tensor(features, "gelu")
+    x = convert_to_tensor(features)
+    _GELU.check(x)
     half = np.float64(0.5)
     if approximate:
         cube = np.float64(0.044715) * x * x * x

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes
+from ..errors import InvalidArgumentError
 from . import linalg, math, shape
 
 __all__ = ["bind_operators"]
@@ -24,8 +26,24 @@ def _rsub(self: Any, other: Any) -> Any:
     return math.subtract(other, self)
 
 
+def _mul(self: Any, other: Any) -> Any:
+    # NOTE: `*` of bools is their logical and, as in TensorFlow (whose
+    # tf.multiply refuses bools); the check costs nothing until multiply refuses
+    try:
+        return math.multiply(self, other)
+    except InvalidArgumentError:
+        if self.dtype != dtypes.bool:
+            raise
+    return math.logical_and(self, other)
+
+
 def _rmul(self: Any, other: Any) -> Any:
-    return math.multiply(other, self)
+    try:
+        return math.multiply(other, self)
+    except InvalidArgumentError:
+        if self.dtype != dtypes.bool:
+            raise
+    return math.logical_and(other, self)
 
 
 def _rtruediv(self: Any, other: Any) -> Any:
@@ -87,7 +105,7 @@ def bind_operators(cls: type, variable: type) -> None:
         "__radd__": _radd,
         "__sub__": math.subtract,
         "__rsub__": _rsub,
-        "__mul__": math.multiply,
+        "__mul__": _mul,
         "__rmul__": _rmul,
         "__truediv__": math.truediv,
         "__rtruediv__": _rtruediv,

@@ -41,8 +41,8 @@ def reduce_variance(
         np.float32(1.25)
     """
     x = convert_to_tensor(input_tensor)
-    require_float(x, "reduce_variance")
     mean = reduce.reduce_mean(x, axis, keepdims=True)
+    require_float(x, "reduce_variance")
     return reduce.reduce_mean(math.square(math.subtract(x, mean)), axis, keepdims)
 
 
@@ -70,7 +70,6 @@ def reduce_std(
         np.float32(1.0)
     """
     x = convert_to_tensor(input_tensor)
-    require_float(x, "reduce_std")
     return math.sqrt(reduce_variance(x, axis, keepdims))
 
 
