@@ -38,7 +38,16 @@ from .namespace import register
 from .tensor import Tensor, convert_inputs, convert_to_tensor
 from .variable import ResourceVariable
 
-__all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
+__all__ = [
+    "OP_TABLE",
+    "STUB_MIN_BYTES",
+    "Op",
+    "Stub",
+    "apply",
+    "defop",
+    "op_function",
+    "slim",
+]
 
 
 class Op:
@@ -248,7 +257,21 @@ def defop(
     )
     OP_TABLE[name] = op
 
-    forward_ = forward  # the closures below read a local, not the op's slot
+    fn = _function(op)
+    fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
+    fn.__doc__ = forward.__doc__
+    fn.op = op  # type: ignore[attr-defined]
+    register(name, fn, forward)
+    return fn
+
+
+def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
+    """The public function of ``op``: conversion, the dtype check, the forward,
+    recording. ``refused(x, y)``, for a binary op, answers instead of the
+    error for a dtype the op does not accept (see :func:`op_function`)."""
+    forward_ = op.forward  # the closures below read locals, not the op's slots
+    n_inputs, same_dtype, multi_output = op.n_inputs, op.same_dtype, op.multi_output
+    accepts = op.accepts
     # the dtypes that run, as a local: one frozenset membership test per call
     accepted = None if accepts is None else accepts.numpy
 
@@ -288,6 +311,8 @@ def defop(
                 else:
                     x, y = _convert(accepts, (x, y))
             if accepted is not None and x._value.dtype not in accepted:
+                if refused is not None:
+                    return refused(x, y)
                 raise accepts.error(x._value.dtype)
             try:
                 if params:
@@ -310,11 +335,15 @@ def defop(
         def fn(*args: Any, name: str | None = None, **params: Any) -> Any:
             return apply(op, tuple(convert_inputs((a,))[0] for a in args), params)
 
-    fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
-    fn.__doc__ = forward.__doc__
-    fn.op = op  # type: ignore[attr-defined]
-    register(name, fn, forward)
     return fn
+
+
+def op_function(op: Op, refused: Callable[[Tensor, Tensor], Any]) -> Callable:
+    """Another public function of the binary ``op`` (``defop``'s, as fast),
+    calling ``refused(x, y)`` where the op refuses the inputs' dtype: Python's
+    ``*`` on bools is their logical and, where ``tf.multiply`` refuses them.
+    """
+    return _function(op, refused)
 
 
 def _tf_op_name(name: str) -> str:

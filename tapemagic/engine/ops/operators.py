@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import dtypes
-from ..errors import InvalidArgumentError
+import numpy as np
+
+from ..op import op_function
 from . import linalg, math, shape
 
 __all__ = ["bind_operators"]
@@ -26,24 +27,19 @@ def _rsub(self: Any, other: Any) -> Any:
     return math.subtract(other, self)
 
 
-def _mul(self: Any, other: Any) -> Any:
-    # NOTE: `*` of bools is their logical and, as in TensorFlow (whose
-    # tf.multiply refuses bools); the check costs nothing until multiply refuses
-    try:
-        return math.multiply(self, other)
-    except InvalidArgumentError:
-        if self.dtype != dtypes.bool:
-            raise
-    return math.logical_and(self, other)
+def _bool_mul(x: Any, y: Any) -> Any:
+    if x._value.dtype == np.bool_:
+        return math.logical_and(x, y)
+    return math.multiply(x, y)  # raises multiply's refusal
+
+
+# NOTE: `*` of bools is their logical and, as in TensorFlow, whose tf.multiply
+# refuses them: the op's function, answering its refusal of bools
+_mul = op_function(math.multiply.op, _bool_mul)
 
 
 def _rmul(self: Any, other: Any) -> Any:
-    try:
-        return math.multiply(other, self)
-    except InvalidArgumentError:
-        if self.dtype != dtypes.bool:
-            raise
-    return math.logical_and(other, self)
+    return _mul(other, self)
 
 
 def _rtruediv(self: Any, other: Any) -> Any:
