@@ -156,8 +156,8 @@ class Accepts:
             enum = _ENUM.get(name, name.upper())
             return NotFoundError(
                 f"Could not find device for node: {{{{node {self.op}}}}} = "
-                f"{self.op}[T=DT_{enum}] [Op:{self.op}]. It has no CPU kernel for "
-                f"{dtype.name}. {hint}",
+                f"{self.op}[T=DT_{enum}] [Op:{self.op}]. {self.op} has no CPU kernel "
+                f"for {dtype.name}. {hint}",
                 op=self.op,
             )
         if self.attr is None:

@@ -352,19 +352,17 @@ def _tf_op_name(name: str) -> str:
 
 
 def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
-    """Convert an op's inputs; those of an op of one fixed dtype (bool) are
-    converted to it, as TensorFlow does (``logical_and([1, 2], ...)`` cannot be
-    converted, a TypeError)."""
-    if accepts is not None and accepts.attr is None:
+    """Convert an op's inputs. Where one is not a tensor, those of an op of one
+    fixed dtype (bool) are all converted to it, as TensorFlow does:
+    ``logical_and([1, 2], b)`` cannot convert its list (TypeError), nor a tensor
+    of another dtype beside it (ValueError)."""
+    if (
+        accepts is not None
+        and accepts.attr is None
+        and not all(isinstance(a, (Tensor, ResourceVariable)) for a in args)
+    ):
         (dtype,) = accepts.numpy
-        args = tuple(
-            [
-                a
-                if isinstance(a, (Tensor, ResourceVariable))
-                else convert_to_tensor(a, dtype=dtype)
-                for a in args
-            ]
-        )
+        args = tuple([convert_to_tensor(a, dtype=dtype) for a in args])
     return convert_inputs(args)
 
 
