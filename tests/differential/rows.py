@@ -525,13 +525,16 @@ OPS: list[Row] = [
     Row("nn.gelu", U, FLOAT, finite=True, refused=INT + BOOL),
     Row("logical_not", U, BOOL, refused=NOT_BOOL),
     Row("cast", _cast),
+    # divide and / of bools: not drawn; TensorFlow's `/` refuses them with a
+    # TypeError that gives way to NumPy's when a NumPy array is on the right
+    # (docs/RELIABILITY.md); tf.math.truediv's TypeError is drawn below
+    *[Row(p, B) for p in ("divide", "op:/")],
     *[
         Row(p, B, refused=BOOL)
         for p in (
             "add",
             "subtract",
             "multiply",
-            "divide",  # bool: TypeError from TensorFlow's Python wrapper
             "maximum",
             "minimum",
             "math.floordiv",
@@ -541,7 +544,6 @@ OPS: list[Row] = [
             "op:+",
             "op:-",
             "op:*",  # bool: their logical and
-            "op:/",
             "op:**",
             "op://",
             "op:%",
