@@ -415,6 +415,20 @@ def test_logical_ops_refuse_numbers():
         TypeError,
         "Cannot convert [1.0, 0.0] to EagerTensor of dtype bool",
     )
+    # an int or no axis: the op refuses the tensor; a list of axes: TensorFlow
+    # converts every input to bool first, and cannot
+    zero = tf.constant([0])
+    _refused(
+        lambda: tf.reduce_any(zero, axis=0),
+        tf.errors.InvalidArgumentError,
+        "cannot compute Any as input #0(zero-based) was expected to be a bool "
+        "tensor but is a int32 tensor [Op:Any]",
+    )
+    _refused(
+        lambda: tf.reduce_all(zero, axis=[0]),
+        ValueError,
+        "Tensor conversion requested dtype bool for ",
+    )
 
 
 def test_reductions_and_scans_refuse_what_tensorflow_refuses():

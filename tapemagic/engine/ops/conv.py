@@ -403,6 +403,10 @@ def conv2d_transpose(
     )
 
 
+# TensorFlow's DepthwiseConv2dNative: floating point only (conv2d takes int32)
+_DEPTHWISE = Accepts("half, bfloat16, float, double", op="DepthwiseConv2dNative")
+
+
 def depthwise_conv2d(
     input: Any,
     filter: Any,
@@ -446,6 +450,7 @@ def depthwise_conv2d(
         array([12., 16.])
     """
     x, w = convert_inputs((input, filter))
+    _DEPTHWISE.check(x)
     fmt = _check_data_format("NHWC" if data_format is None else data_format)
     _check_input(x, "depthwise_conv2d")
     _check_filters(w, "depthwise_conv2d")

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..accepts import FLOATING, Accepts
+from ..accepts import FLOATING, NN_FLOATING, Accepts
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
@@ -43,6 +43,7 @@ from .math import (
     add,
     cast,
     exp,
+    greater_equal,
     log1p,
     maximum,
     multiply,
@@ -292,7 +293,14 @@ def l2_normalize(
         array([[1.],
                [1.]], dtype=float32)
     """
-    t = float_tensor(x, "l2_normalize")
+    t = convert_to_tensor(x)
+    square.op.accepts.check(t)  # TensorFlow squares first: bool is refused
+    if t._value.dtype.kind != "f":
+        # then converts epsilon to x's dtype
+        raise TypeError(
+            f"Cannot convert {epsilon!r} to EagerTensor of dtype {t.dtype.name}. "
+            "Cast it first: tf.cast(x, tf.float32)."
+        )
     if axis is None:
         axis = dim
     square_sum = reduce_sum(square(t), axis, keepdims=True)
@@ -334,7 +342,16 @@ def batch_normalization(
         >>> batch_normalization([1.0, 3.0], 2.0, 1.0, 10.0, 2.0, 0.0).numpy()
         array([ 8., 12.], dtype=float32)
     """
-    t = float_tensor(x, "batch_normalization")
+    t = convert_to_tensor(x)
+    add.op.accepts.check(t)
+    if t._value.dtype.kind != "f":
+        # TensorFlow adds the float variance_epsilon to x's dtype: a mismatch
+        raise InvalidArgumentError(
+            "cannot compute AddV2 as input #1(zero-based) was expected to be a "
+            f"{t.dtype.name} tensor but is a float tensor [Op:AddV2]. Cast it "
+            "first: tf.cast(x, tf.float32).",
+            op="AddV2",
+        )
     inv = rsqrt(add(variance, variance_epsilon))
     if scale is not None:
         inv = multiply(inv, scale)
@@ -463,12 +480,15 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
         >>> softsign([-3.0, 1.0]).numpy()
         array([-0.75,  0.5 ], dtype=float32)
     """
-    x = float_tensor(features, "softsign")
+    x = convert_to_tensor(features)
+    _SOFTSIGN.check(x)
     return x / (_abs(x) + 1)
 
 
 # TensorFlow's silu refuses what its sigmoid refuses; its gelu checks in Python
 _SILU = FLOATING.for_op("Sigmoid")
+_SOFTSIGN = NN_FLOATING.for_op("Softsign")
+_L2_LOSS = NN_FLOATING.for_op("L2Loss")
 _GELU = Accepts(
     "half, float, double",
     error=ValueError,
@@ -548,8 +568,8 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
         >>> log_sigmoid([-1000.0, 0.0]).numpy()
         array([-1.000000e+03, -6.931472e-01], dtype=float32)
     """
-    t = float_tensor(x, "log_sigmoid")
-    return negative(softplus(negative(t)))
+    # negative refuses bool, then softplus integers, as in TensorFlow
+    return negative(softplus(negative(x)))
 
 
 def sigmoid_cross_entropy_with_logits(
@@ -582,6 +602,7 @@ def sigmoid_cross_entropy_with_logits(
             f"logits and labels must have the same shape ({x._value.shape} vs "
             f"{z._value.shape})."
         )
+    greater_equal.op.accepts.check(x)  # TensorFlow compares first: bool refused
     positive = x >= 0
     relu_logits = where(positive, x, 0)
     neg_abs_logits = where(positive, -x, x)
@@ -602,7 +623,8 @@ def l2_loss(t: Any, name: str | None = None) -> Tensor:
         >>> l2_loss([1.0, 2.0]).numpy()
         np.float32(2.5)
     """
-    x = float_tensor(t, "l2_loss")
+    x = convert_to_tensor(t)
+    _L2_LOSS.check(x)
     return reduce_sum(square(x)) * 0.5
 
 

@@ -550,8 +550,12 @@ _reduce_all = defop(
 
 
 def _logical_reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
-    if not isinstance(input_tensor, (Tensor, Variable)):
-        # as TensorFlow: a Python or NumPy value is converted to bool, or refused
+    if not isinstance(input_tensor, (Tensor, Variable)) or isinstance(
+        axis, (list, tuple)
+    ):
+        # as TensorFlow: a Python or NumPy value is converted to bool, or
+        # refused; so is a tensor beside a list of axes (its eager fast path
+        # takes an int or None only, the other path converts every input)
         input_tensor = convert_to_tensor(input_tensor, dtype=dtypes.bool)
     return _reduce(op, input_tensor, axis, keepdims)
 
