@@ -14,6 +14,11 @@ from tapemagic.engine.accepts import FLOATING, Accepts, tf_name
 from tapemagic.engine.errors import InvalidArgumentError, NotFoundError
 from tapemagic.engine.namespace import TENSORS
 from tapemagic.engine.op import defop, op_function
+from tapemagic.engine.ops import linalg as L
+from tapemagic.engine.ops import nn as N
+from tapemagic.engine.ops import reduce as R
+from tapemagic.engine.ops import reductions as RS
+from tapemagic.engine.ops import sorting as S
 
 DTYPES = ["bool", "int8", "uint8", "int16", "int32", "int64"]
 DTYPES += ["float16", "float32", "float64"]
@@ -154,3 +159,45 @@ def test_binary_ops_refuse_bools(name):
     with pytest.raises(InvalidArgumentError, match="of bool is not in the list"):
         fn(_tensor("bool"), _tensor("bool"))
     assert fn(_tensor("int32"), _tensor("int32")).dtype.name in ("int32", "bool")
+
+
+# (call, dtype, class, where TensorFlow's composition refuses it)
+COMPOSED = [
+    (N.silu, "int32", InvalidArgumentError, "[Op:Sigmoid]"),
+    (N.softsign, "int32", InvalidArgumentError, "[Op:Softsign]"),
+    (N.log_sigmoid, "bool", InvalidArgumentError, "[Op:Neg]"),
+    (N.log_sigmoid, "int32", InvalidArgumentError, "[Op:Softplus]"),
+    (N.l2_loss, "int32", InvalidArgumentError, "[Op:L2Loss]"),
+    (N.l2_normalize, "bool", InvalidArgumentError, "[Op:Square]"),
+    (N.l2_normalize, "int32", TypeError, "Cannot convert 1e-12"),
+    (N.gelu, "int32", ValueError, "must be a floating point tensor"),
+    (lambda x: N.moments(x, [0]), "int8", InvalidArgumentError, "[Op:Squared"),
+    (lambda x: N.moments(x, [0]), "bool", InvalidArgumentError, "[Op:Mean]"),
+    (L.norm, "bool", TypeError, "Expected numeric or variant tensor"),
+    (L.norm, "int32", InvalidArgumentError, "[Op:Sqrt]"),
+    (lambda x: L.global_norm([x]), "int32", InvalidArgumentError, "[Op:L2Loss]"),
+    (R.reduce_logsumexp, "bool", InvalidArgumentError, "[Op:Max]"),
+    (RS.reduce_variance, "bool", InvalidArgumentError, "[Op:Mean]"),
+    (RS.reduce_std, "int32", TypeError, "Input must be either real or complex"),
+    (S.sort, "bool", InvalidArgumentError, "[Op:Neg]"),
+    (S.argsort, "bool", InvalidArgumentError, "[Op:Neg]"),
+    (S.top_k, "bool", InvalidArgumentError, "[Op:TopKV2]"),
+]
+
+
+@pytest.mark.parametrize(("call", "dtype", "error", "where"), COMPOSED)
+def test_composed_ops_refuse_where_tensorflows_composition_does(
+    call, dtype, error, where
+):
+    with pytest.raises(error) as caught:
+        call(_tensor(dtype))
+    assert type(caught.value) is error
+    assert where in str(caught.value)
+    assert "tf.cast(x, tf." in str(caught.value) or error is ValueError
+
+
+def test_composed_ops_compute_what_tensorflow_computes():
+    mean, variance = N.moments(Tensor(np.array([1, 2, 4], np.int32)), [0])
+    assert (mean.numpy(), variance.numpy()) == (2, 1)
+    assert mean.dtype.name == "int32"
+    np.testing.assert_array_equal(S.sort(Tensor(np.array([3, 1], np.uint8))), [1, 3])
