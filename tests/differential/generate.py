@@ -89,9 +89,10 @@ def _query(draw: Callable, g: Draft, pool: dict, targets: list, sources: Any) ->
     if kind == "batch_jacobian":
         # one source of rank >= 1, a target of rank >= 1: TensorFlow fails on
         # others from inside (AttributeError, IndexError) where tapemagic says
-        # what to pass (README, What differs)
+        # what to pass (README, What differs); and a batch of at least one,
+        # as TensorFlow divides by the batch size (ZeroDivisionError)
         ranked = [i for i, v in pool.items() if v.shape]
-        if shape and ranked:
+        if shape and shape[0] and ranked:
             return Query(kind, target, draw(st.sampled_from(ranked)), unconnected)
         kind = "jacobian"
     if kind == "jacobian":
