@@ -343,7 +343,15 @@ def op_function(op: Op, refused: Callable[[Tensor, Tensor], Any]) -> Callable:
     calling ``refused(x, y)`` where the op refuses the inputs' dtype: Python's
     ``*`` on bools is their logical and, where ``tf.multiply`` refuses them.
     """
-    return _function(op, refused)
+    if not (op.same_dtype and op.n_inputs == 2 and not op.multi_output):
+        raise ValueError(
+            f"op_function: {op.name} is not a binary op of one dtype; only those "
+            "can answer a refusal their own way."
+        )
+    fn = _function(op, refused)
+    fn.__name__ = fn.__qualname__ = op.name.rsplit(".", 1)[-1]
+    fn.op = op  # type: ignore[attr-defined]
+    return fn
 
 
 def _tf_op_name(name: str) -> str:

@@ -123,6 +123,8 @@ def test_op_function_answers_a_refusal_its_own_way():
         assert either(1.0, 2.0).numpy() == np.float32(3.0)
         with pytest.raises(InvalidArgumentError):
             add(Tensor(np.array(True)), Tensor(np.array(False)))
+        with pytest.raises(ValueError, match="not a binary op"):
+            op_function(OP_TABLE["sin"], lambda x, y: None)
     finally:
         del OP_TABLE["_test_add"]
 
