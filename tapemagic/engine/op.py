@@ -367,11 +367,20 @@ def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
     if (
         accepts is not None
         and accepts.attr is None
-        and not all(isinstance(a, (Tensor, ResourceVariable)) for a in args)
+        and not all(_is_tensor(a) for a in args)
     ):
         (dtype,) = accepts.numpy
-        args = tuple([convert_to_tensor(a, dtype=dtype) for a in args])
+        # the values that are not tensors first (TypeError), then the tensors
+        # of another dtype (ValueError), in TensorFlow's order
+        values = [
+            a if _is_tensor(a) else convert_to_tensor(a, dtype=dtype) for a in args
+        ]
+        args = tuple([convert_to_tensor(a, dtype=dtype) for a in values])
     return convert_inputs(args)
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, (Tensor, ResourceVariable))
 
 
 def _reads(name: str, vjp: Any, n_inputs: int | None, saves: Any,
