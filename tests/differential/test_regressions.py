@@ -410,6 +410,17 @@ def test_logical_ops_refuse_numbers():
         TypeError,
         "Cannot convert [1, 2] to EagerTensor of dtype bool",
     )
+    # the Python values are converted first, then the tensors
+    _refused(
+        lambda: tf.logical_and(I32, 0),
+        TypeError,
+        "Cannot convert 0 to EagerTensor of dtype bool",
+    )
+    _refused(
+        lambda: tf.logical_and(I32, [True, False]),
+        ValueError,
+        "Tensor conversion requested dtype bool for ",
+    )
     _refused(
         lambda: tf.reduce_any([1.0, 0.0]),
         TypeError,

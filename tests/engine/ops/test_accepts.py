@@ -111,6 +111,8 @@ def test_an_op_of_one_dtype_converts_python_values_to_it():
             both(ints, ints)
         with pytest.raises(ValueError, match="dtype"):  # TensorFlow: ValueError
             both(ints, [True, True])
+        with pytest.raises(TypeError, match="Cannot convert 0"):  # values first
+            both(ints, 0)
     finally:
         del OP_TABLE["_test_both"]
 
