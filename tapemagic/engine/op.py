@@ -360,8 +360,8 @@ def _tf_op_name(name: str) -> str:
 
 
 def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
-    """Convert an op's inputs. Where one is not a tensor, those of an op of one
-    fixed dtype (bool) are all converted to it, as TensorFlow does:
+    """Convert an op's inputs. Where one is a Python value, those of an op of
+    one fixed dtype (bool) are all converted to it, as TensorFlow does:
     ``logical_and([1, 2], b)`` cannot convert its list (TypeError), nor a tensor
     of another dtype beside it (ValueError)."""
     if (
@@ -380,7 +380,9 @@ def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
 
 
 def _is_tensor(value: Any) -> bool:
-    return isinstance(value, (Tensor, ResourceVariable))
+    # NumPy values keep their dtype, as tensors do: TensorFlow's eager path
+    # converts them as they are, and the op refuses a wrong one
+    return isinstance(value, (Tensor, ResourceVariable, np.ndarray, np.generic))
 
 
 def _reads(name: str, vjp: Any, n_inputs: int | None, saves: Any,

@@ -421,6 +421,13 @@ def test_logical_ops_refuse_numbers():
         ValueError,
         "Tensor conversion requested dtype bool for ",
     )
+    # a NumPy value keeps its dtype, which the op refuses
+    _refused(
+        lambda: tf.logical_and(I32, np.array([0, 1], np.int32)),
+        tf.errors.InvalidArgumentError,
+        "cannot compute LogicalAnd as input #0(zero-based) was expected to be a "
+        "bool tensor but is a int32 tensor",
+    )
     _refused(
         lambda: tf.reduce_any([1.0, 0.0]),
         TypeError,
