@@ -360,29 +360,33 @@ def _tf_op_name(name: str) -> str:
 
 
 def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
-    """Convert an op's inputs. Where one is a Python value, those of an op of
-    one fixed dtype (bool) are all converted to it, as TensorFlow does:
-    ``logical_and([1, 2], b)`` cannot convert its list (TypeError), nor a tensor
-    of another dtype beside it (ValueError)."""
-    if (
-        accepts is not None
-        and accepts.attr is None
-        and not all(_is_tensor(a) for a in args)
-    ):
-        (dtype,) = accepts.numpy
-        # the values that are not tensors first (TypeError), then the tensors
-        # of another dtype (ValueError), in TensorFlow's order
-        values = [
-            a if _is_tensor(a) else convert_to_tensor(a, dtype=dtype) for a in args
-        ]
-        args = tuple([convert_to_tensor(a, dtype=dtype) for a in values])
-    return convert_inputs(args)
+    """Convert an op's inputs; those of an op of one fixed dtype (bool) as
+    TensorFlow's eager path does: a NumPy value is cast to it, a Python value
+    converted to it (``logical_and([1, 2], b)``: TypeError), and then, beside
+    a Python value, a tensor of another dtype cannot be (ValueError); without
+    one, the op refuses that tensor (InvalidArgumentError)."""
+    if accepts is None or accepts.attr is not None or all(map(_is_tensor, args)):
+        return convert_inputs(args)
+    (dtype,) = accepts.numpy
+    python = False
+    values = []
+    for a in args:
+        if isinstance(a, (np.ndarray, np.generic)):
+            a = convert_to_tensor(np.asarray(a).astype(dtype))
+        elif not _is_tensor(a):
+            a = convert_to_tensor(a, dtype=dtype)
+            python = True
+        values.append(a)
+    if python:
+        values = [convert_to_tensor(a, dtype=dtype) for a in values]
+    for a in values:
+        if a.dtype._np != dtype:
+            raise accepts.error(a.dtype._np)
+    return convert_inputs(tuple(values))
 
 
 def _is_tensor(value: Any) -> bool:
-    # NumPy values keep their dtype, as tensors do: TensorFlow's eager path
-    # converts them as they are, and the op refuses a wrong one
-    return isinstance(value, (Tensor, ResourceVariable, np.ndarray, np.generic))
+    return isinstance(value, (Tensor, ResourceVariable))
 
 
 def _reads(name: str, vjp: Any, n_inputs: int | None, saves: Any,

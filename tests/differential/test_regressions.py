@@ -421,7 +421,10 @@ def test_logical_ops_refuse_numbers():
         ValueError,
         "Tensor conversion requested dtype bool for ",
     )
-    # a NumPy value keeps its dtype, which the op refuses
+    # a NumPy value is cast to bool, a tensor is not
+    assert repr(tf.logical_not(np.array([1, 0]))) == (
+        "<tf.Tensor: shape=(2,), dtype=bool, numpy=array([False,  True])>"
+    )
     _refused(
         lambda: tf.logical_and(I32, np.array([0, 1], np.int32)),
         tf.errors.InvalidArgumentError,
