@@ -284,7 +284,8 @@ def l2_normalize(
         A tensor of ``x``'s shape and dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: for bool (TensorFlow's square refuses it).
+        TypeError: for integers (epsilon cannot take their dtype).
 
     Example:
         >>> l2_normalize([3.0, 4.0]).numpy()
@@ -336,7 +337,7 @@ def batch_normalization(
         The normalized tensor, of ``x``'s dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: if ``x`` is not floating point, as in TensorFlow.
 
     Example:
         >>> batch_normalization([1.0, 3.0], 2.0, 1.0, 10.0, 2.0, 0.0).numpy()
@@ -562,7 +563,7 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
         A tensor of ``x``'s shape and dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: if ``x`` is not floating point, as in TensorFlow.
 
     Example:
         >>> log_sigmoid([-1000.0, 0.0]).numpy()

@@ -187,7 +187,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None,
         The clipped tensor, of ``t``'s shape and dtype.
 
     Raises:
-        TypeError: if ``t`` is not floating point.
+        InvalidArgumentError: if ``t`` is not floating point, as in TensorFlow.
         ValueError: if ``clip_norm`` would change ``t``'s shape.
 
     Example:
@@ -235,7 +235,8 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
         A scalar tensor (float32 0 if every entry is None).
 
     Raises:
-        TypeError: if ``t_list`` is not a list or tuple, or holds integers.
+        TypeError: if ``t_list`` is not a list or tuple.
+        InvalidArgumentError: if it holds integers or bools, as in TensorFlow.
         InvalidArgumentError: if the tensors' dtypes differ.
 
     Example:

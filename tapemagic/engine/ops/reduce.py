@@ -420,7 +420,8 @@ def reduce_logsumexp(
         The reduced tensor, in the input's dtype.
 
     Raises:
-        TypeError: if the input is not floating point.
+        InvalidArgumentError: if the input is not floating point, as in
+            TensorFlow.
         InvalidArgumentError: if an axis is out of range.
 
     Example:
@@ -722,7 +723,7 @@ def cumsum(
 
     Raises:
         InvalidArgumentError: if ``axis`` is out of range.
-        TypeError: for a bool tensor.
+        InvalidArgumentError: for a bool tensor, as in TensorFlow.
 
     Example:
         >>> cumsum([1.0, 2.0, 3.0]).numpy()
@@ -760,7 +761,7 @@ def cumprod(
 
     Raises:
         InvalidArgumentError: if ``axis`` is out of range.
-        TypeError: for a bool tensor.
+        InvalidArgumentError: for a bool tensor, as in TensorFlow.
 
     Example:
         >>> cumprod([2.0, 3.0, 4.0]).numpy()

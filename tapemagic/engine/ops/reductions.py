@@ -33,8 +33,8 @@ def reduce_variance(
         The variances, in the input's dtype.
 
     Raises:
-        TypeError: if the input is not floating point (as in TensorFlow).
-        InvalidArgumentError: if an axis is out of range.
+        TypeError: for integers, as in TensorFlow.
+        InvalidArgumentError: for bool, or if an axis is out of range.
 
     Example:
         >>> reduce_variance([1.0, 2.0, 3.0, 4.0]).numpy()
@@ -62,8 +62,8 @@ def reduce_std(
         The standard deviations, in the input's dtype.
 
     Raises:
-        TypeError: if the input is not floating point (as in TensorFlow).
-        InvalidArgumentError: if an axis is out of range.
+        TypeError: for integers, as in TensorFlow.
+        InvalidArgumentError: for bool, or if an axis is out of range.
 
     Example:
         >>> reduce_std([1.0, 3.0]).numpy()
