@@ -509,9 +509,8 @@ OPS: list[Row] = [
             "nn.silu",
         )
     ],
-    # round of an integer tensor is that tensor itself in TensorFlow (a
-    # gradient of it towards itself is its seed), a new one here
-    Row("round", U, FLOAT, refused=BOOL),
+    # round of an integer tensor is that tensor itself
+    Row("round", U, REAL, refused=BOOL),
     # relu and relu6 compute on integers; leaky_relu casts them to float32
     *[Row(p, U, REAL, refused=BOOL) for p in ("nn.relu", "nn.relu6")],
     Row("nn.leaky_relu", U, FLOAT, refused=BOOL),

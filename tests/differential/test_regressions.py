@@ -380,6 +380,13 @@ def test_integer_activations_compute_as_tensorflow():
     assert repr(tf.round(tf.constant([1, 2], tf.int8))) == (
         "<tf.Tensor: shape=(2,), dtype=int8, numpy=array([1, 2], dtype=int8)>"
     )
+    # round of an integer tensor is the tensor itself: its own gradient's seed
+    with tf.GradientTape() as tape:
+        rounded = tf.round(I32)
+    assert rounded is I32
+    assert repr(tape.gradient(rounded, I32)) == (
+        "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 1], dtype=int32)>"
+    )
 
 
 def test_arithmetic_refuses_bools_but_star_is_their_logical_and():

@@ -560,9 +560,28 @@ sigmoid = defop(
 )
 
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
-round = defop("round", np.round, accepts=Accepts(SIGNED.allowed, also="uint8"))
+_round = defop("round", np.round, accepts=SIGNED)
 floor = defop("floor", np.floor, accepts=REAL_FLOATING)
 ceil = defop("ceil", np.ceil, accepts=REAL_FLOATING)
+
+
+def round(x: Any, name: str | None = None) -> Tensor:
+    """``x`` rounded half to even. An integer tensor is returned as it is, as
+    in TensorFlow (so a gradient of it towards itself is its seed).
+
+    Raises:
+        InvalidArgumentError: for bool, as in TensorFlow.
+
+    Example:
+        >>> round([0.5, 1.5, 2.5]).numpy()
+        array([0., 2., 2.], dtype=float32)
+    """
+    t = convert_to_tensor(x)
+    if t._value.dtype.kind in "iu":
+        return t
+    return _round(t)
+
+
 stop_gradient = defop("stop_gradient", lambda x: x)
 identity = defop("identity", lambda x: x, lambda ns, g, out, x: (g,), saves=())
 
