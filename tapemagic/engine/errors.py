@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["DataLossError", "InvalidArgumentError", "OpError", "UnimplementedError"]
+__all__ = [
+    "DataLossError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "OpError",
+    "UnimplementedError",
+]
 
 
 class OpError(Exception):
@@ -16,6 +22,10 @@ class OpError(Exception):
 
 class InvalidArgumentError(OpError):
     """Inputs of the wrong shape or dtype, e.g. adding float32 to float64."""
+
+
+class NotFoundError(OpError):
+    """An op registered for a dtype that no kernel runs (reciprocal of int32)."""
 
 
 class UnimplementedError(OpError):

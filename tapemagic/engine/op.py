@@ -29,15 +29,25 @@ from typing import Any
 
 import numpy as np
 
+from .accepts import Accepts
 from .context import state
 from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .namespace import register
-from .tensor import Tensor, convert_inputs
+from .tensor import Tensor, convert_inputs, convert_to_tensor
 from .variable import ResourceVariable
 
-__all__ = ["OP_TABLE", "STUB_MIN_BYTES", "Op", "Stub", "apply", "defop", "slim"]
+__all__ = [
+    "OP_TABLE",
+    "STUB_MIN_BYTES",
+    "Op",
+    "Stub",
+    "apply",
+    "defop",
+    "op_function",
+    "slim",
+]
 
 
 class Op:
@@ -65,6 +75,8 @@ class Op:
             input, the positions it may hold as stubs when the inputs in
             ``mask`` (bit ``i`` for input ``i``) need one (see ``saves`` in
             :func:`defop`).
+        accepts: the dtypes the op accepts (see engine/accepts.py), or None:
+            any dtype its forward computes.
         singular: where the op can give inf or NaN at finite inputs:
             ``"derivative"`` (its derivative is infinite or undefined somewhere:
             log, sqrt, division), ``"value"`` (its value overflows: exp, cosh),
@@ -89,6 +101,7 @@ class Op:
         "drops",
         "singular",
         "integer_gradient",
+        "accepts",
         "doc",
     )
 
@@ -106,6 +119,7 @@ class Op:
         on_arrays: bool = True,
         singular: str | None = None,
         integer_gradient: bool = False,
+        accepts: Accepts | None = None,
     ) -> None:
         if singular not in (None, "derivative", "value"):
             raise ValueError(
@@ -115,6 +129,7 @@ class Op:
         self.name = name
         self.singular = singular
         self.integer_gradient = integer_gradient
+        self.accepts = accepts
         self.forward = forward
         self.vjp = vjp
         self.on_arrays = on_arrays
@@ -165,6 +180,7 @@ def defop(
     saves: tuple[str, ...] | dict[str, tuple[str, ...]] | None = None,
     singular: str | None = None,
     integer_gradient: bool = False,
+    accepts: Accepts | None = None,
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -192,6 +208,9 @@ def defop(
         integer_gradient: the op's integer output passes a gradient back to its
             floating input, so a tape records it (TensorFlow's top_k, whose
             indices give zeros); otherwise an integer result carries none.
+        accepts: the dtypes the op accepts, as TensorFlow lists them
+            (engine/accepts.py), checked on every call: any other dtype
+            raises TensorFlow's error. None accepts every dtype.
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -231,6 +250,8 @@ def defop(
                     f"take (ns, g, out, *inputs), i.e. {n_inputs + 3}."
                 )
     reads = _reads(name, vjp, n_inputs, saves, multi_output)
+    if accepts is not None and accepts.op is None:
+        accepts = accepts.for_op(_tf_op_name(name))
     op = Op(
         name,
         forward,
@@ -242,17 +263,36 @@ def defop(
         reads=reads,
         singular=singular,
         integer_gradient=integer_gradient,
+        accepts=accepts,
     )
     OP_TABLE[name] = op
 
-    forward_ = forward  # the closures below read a local, not the op's slot
+    fn = _function(op)
+    fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
+    fn.__doc__ = forward.__doc__
+    fn.op = op  # type: ignore[attr-defined]
+    register(name, fn, forward)
+    return fn
+
+
+def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
+    """The public function of ``op``: conversion, the dtype check, the forward,
+    recording. ``refused(x, y)``, for a binary op, answers instead of the
+    error for a dtype the op does not accept (see :func:`op_function`)."""
+    forward_ = op.forward  # the closures below read locals, not the op's slots
+    n_inputs, same_dtype, multi_output = op.n_inputs, op.same_dtype, op.multi_output
+    accepts = op.accepts
+    # the dtypes that run, as a local: one frozenset membership test per call
+    accepted = None if accepts is None else accepts.numpy
 
     if same_dtype and n_inputs == 1 and not multi_output:
 
         def fn(x: Any, name: str | None = None, **params: Any) -> Any:
             # `apply`, inlined: the hot path is one NumPy call and one Tensor.
             if type(x) is not EagerTensor:
-                (x,) = convert_inputs((x,))
+                (x,) = _convert(accepts, (x,))
+            if accepted is not None and x._value.dtype not in accepted:
+                raise accepts.error(x._value.dtype)
             try:
                 if params:
                     result = tensor_of(forward_(x._value, **params))
@@ -279,7 +319,11 @@ def defop(
                     if x._value.dtype != y._value.dtype:
                         x, y = convert_inputs((x, y))  # raises the mismatch
                 else:
-                    x, y = convert_inputs((x, y))
+                    x, y = _convert(accepts, (x, y))
+            if accepted is not None and x._value.dtype not in accepted:
+                if refused is not None:
+                    return refused(x, y)
+                raise accepts.error(x._value.dtype)
             try:
                 if params:
                     result = tensor_of(forward_(x._value, y._value, **params))
@@ -294,18 +338,65 @@ def defop(
     elif same_dtype:
 
         def fn(*args: Any, name: str | None = None, **params: Any) -> Any:
-            return apply(op, convert_inputs(args), params)
+            return apply(op, _convert(accepts, args), params)
 
     else:
 
         def fn(*args: Any, name: str | None = None, **params: Any) -> Any:
             return apply(op, tuple(convert_inputs((a,))[0] for a in args), params)
 
-    fn.__name__ = fn.__qualname__ = name.rsplit(".", 1)[-1]
-    fn.__doc__ = forward.__doc__
-    fn.op = op  # type: ignore[attr-defined]
-    register(name, fn, forward)
     return fn
+
+
+def op_function(op: Op, refused: Callable[[Tensor, Tensor], Any]) -> Callable:
+    """Another public function of the binary ``op`` (``defop``'s, as fast),
+    calling ``refused(x, y)`` where the op refuses the inputs' dtype: Python's
+    ``*`` on bools is their logical and, where ``tf.multiply`` refuses them.
+    """
+    if not (op.same_dtype and op.n_inputs == 2 and not op.multi_output):
+        raise ValueError(
+            f"op_function: {op.name} is not a binary op of one dtype; only those "
+            "can answer a refusal their own way."
+        )
+    fn = _function(op, refused)
+    fn.__name__ = fn.__qualname__ = op.name.rsplit(".", 1)[-1]
+    fn.op = op  # type: ignore[attr-defined]
+    return fn
+
+
+def _tf_op_name(name: str) -> str:
+    """TensorFlow's op type for an op named in snake case: ``is_nan`` -> ``IsNan``."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def _convert(accepts: Accepts | None, args: tuple) -> tuple[Tensor, ...]:
+    """Convert an op's inputs; those of an op of one fixed dtype (bool) as
+    TensorFlow's eager path does: a NumPy value is cast to it, a Python value
+    converted to it (``logical_and([1, 2], b)``: TypeError), and then, beside
+    a Python value, a tensor of another dtype cannot be (ValueError); without
+    one, the op refuses that tensor (InvalidArgumentError)."""
+    if accepts is None or accepts.attr is not None or all(map(_is_tensor, args)):
+        return convert_inputs(args)
+    (dtype,) = accepts.numpy
+    python = False
+    values = []
+    for a in args:
+        if isinstance(a, (np.ndarray, np.generic)):
+            a = convert_to_tensor(np.asarray(a).astype(dtype))
+        elif not _is_tensor(a):
+            a = convert_to_tensor(a, dtype=dtype)
+            python = True
+        values.append(a)
+    if python:
+        values = [convert_to_tensor(a, dtype=dtype) for a in values]
+    for a in values:
+        if a.dtype._np != dtype:
+            raise accepts.error(a.dtype._np)
+    return convert_inputs(tuple(values))
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, (Tensor, ResourceVariable))
 
 
 def _reads(name: str, vjp: Any, n_inputs: int | None, saves: Any,
@@ -472,6 +563,11 @@ def apply(op: Op, inputs: tuple[Tensor, ...], params: dict, reads: tuple = ()) -
     and tapes do not record them, but listeners hear them as more inputs, with
     no gradient, so what set the op's result is in the explanation graph.
     """
+    accepts = op.accepts
+    if accepts is not None:
+        t = inputs[accepts.input]
+        if t._value.dtype not in accepts.numpy:
+            raise accepts.error(t._value.dtype)
     try:
         n = len(inputs)
         if n == 1:

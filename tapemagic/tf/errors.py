@@ -3,8 +3,15 @@
 from ..engine.errors import (
     DataLossError,
     InvalidArgumentError,
+    NotFoundError,
     OpError,
     UnimplementedError,
 )
 
-__all__ = ["DataLossError", "InvalidArgumentError", "OpError", "UnimplementedError"]
+__all__ = [
+    "DataLossError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "OpError",
+    "UnimplementedError",
+]

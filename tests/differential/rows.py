@@ -3,8 +3,11 @@
 Each row of ``OPS`` is ``Row(path, draw)``: ``draw(g, row)`` returns the
 arguments, keyword arguments and the output's (shape, dtype), and the index
 to take of a tuple result, or None when the row does not fit. ``g`` is the
-generator's state (:class:`~.draft.Draft`). ``EXCLUDED`` names the op-table
-entries that no row calls by name, and how programs reach them.
+generator's state (:class:`~.draft.Draft`). A row's ``refused`` are dtypes
+its op refuses: one draw in 8 takes its operand among them, so that both
+sides raise and the error classes are compared (engine/accepts.py).
+``EXCLUDED`` names the op-table entries that no row calls by name, and how
+programs reach them.
 """
 
 from __future__ import annotations
@@ -32,10 +35,19 @@ class Row:
     dtypes: tuple = REAL
     out: str | None = None  # the output dtype, when it is not the input's
     finite: bool = False  # inputs without NaN or inf (docs/RELIABILITY.md)
+    refused: tuple = ()  # dtypes the op refuses, drawn one time in 8
+
+
+def _dtypes(g: Draft, row: Row) -> tuple:
+    """The dtypes a row accepts, or, one draw in 8, those its op refuses (it
+    raises there on both sides; shrinking goes to the accepted ones)."""
+    if row.refused and g.draw(st.integers(0, 7)) == 7:
+        return row.refused
+    return row.dtypes
 
 
 def _unary(g: Draft, row: Row) -> Any:
-    x = g.operand(row.dtypes, finite=row.finite)
+    x = g.operand(_dtypes(g, row), finite=row.finite)
     return [x], {}, (x.shape, row.out or x.dtype)
 
 
@@ -51,7 +63,7 @@ JUMPS = frozenset(
 
 def _binary(g: Draft, row: Row) -> Any:
     exact = row.path in JUMPS
-    x = g.operand(row.dtypes, exact=exact)
+    x = g.operand(_dtypes(g, row), exact=exact)
     y = g.partner(x, exact=exact)
     args = [x, y]
     if row.path.startswith("op:") and isinstance(y, Const) and g.draw(st.booleans()):
@@ -106,7 +118,7 @@ def _axis(g: Draft, rank: int, allow_none: bool = True) -> Any:
 
 
 def _reduce(g: Draft, row: Row) -> Any:
-    x = g.operand(row.dtypes)
+    x = g.operand(_dtypes(g, row))
     axis = _axis(g, len(x.shape))
     keepdims = g.draw(st.booleans())
     axes = (
@@ -134,12 +146,12 @@ def _arg(g: Draft, row: Row) -> Any:
 
 def _scan(g: Draft, row: Row) -> Any:
     if row.path != "math.cumprod":
-        x = g.operand(row.dtypes, min_rank=1)
+        x = g.operand(_dtypes(g, row), min_rank=1)
     else:
         # no zeros: TensorFlow's cumprod gradient divides by x (div_no_nan),
         # which is 0 where the derivative is not (docs/RELIABILITY.md)
         shape = g.draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=3))
-        dtype = g.draw(st.sampled_from(row.dtypes))
+        dtype = g.draw(st.sampled_from(_dtypes(g, row)))
         value = g.array(shape, dtype, finite=True)
         x = g.source(shape, dtype, value=np.where(value == 0, 1, value).astype(dtype))
     axis = g.draw(st.integers(-len(x.shape), len(x.shape) - 1))
@@ -154,14 +166,14 @@ def _scan(g: Draft, row: Row) -> Any:
 def _softmax(g: Draft, row: Row) -> Any:
     # finite: TensorFlow's softmax kernels turn NaN and inf logits into NaN
     # their own way (softmax([nan, 0.]) is [nan, 0.]; docs/RELIABILITY.md)
-    x = g.operand(FLOAT, min_rank=1, finite=True)
+    x = g.operand(_dtypes(g, row), min_rank=1, finite=True)
     return [x], {"axis": -1}, (x.shape, x.dtype)
 
 
 def _matmul(g: Draft, row: Row) -> Any:
     n, k, m = g.draw(st.tuples(*[st.integers(1, 3)] * 3))
     batch = g.draw(st.sampled_from([(), (2,)]))
-    dtype = g.draw(st.sampled_from(row.dtypes))
+    dtype = g.draw(st.sampled_from(_dtypes(g, row)))
     a = g.pick(lambda v: v.dtype == dtype and len(v.shape) >= 2, batch + (n, k), dtype)
     n, k = a.shape[-2:]
     b = g.pick(
@@ -233,7 +245,7 @@ def _unstack(g: Draft, row: Row) -> Any:
 def _reduce_to_vector(g: Draft, row: Row) -> Any:
     # without NaN: TensorFlow's kernels order NaN by comparisons that are all
     # false, an order of their own (docs/RELIABILITY.md)
-    x = g.operand(FLOAT, min_rank=1, finite=True)
+    x = g.operand(_dtypes(g, row), min_rank=1, finite=True)
     k = g.draw(st.integers(1, max(1, x.shape[-1]))) if x.shape[-1] else 0
     if row.path == "math.top_k":
         take = g.draw(st.sampled_from([0, 1]))
@@ -394,7 +406,7 @@ def _xent(g: Draft, row: Row) -> Any:
 
 
 def _one_hot(g: Draft, row: Row) -> Any:
-    idx = g.operand(INT)
+    idx = g.operand(_dtypes(g, row))
     depth = g.draw(st.integers(0, 3))
     return [idx, Const(depth)], {}, (idx.shape + (depth,), "float32")
 
@@ -443,7 +455,7 @@ def _boolean_mask(g: Draft, row: Row) -> Any:
 
 
 def _moments(g: Draft, row: Row) -> Any:
-    x = g.operand(FLOAT, min_rank=1)
+    x = g.operand(_dtypes(g, row), min_rank=1)
     take = g.draw(st.sampled_from([0, 1]))
     return [x], {"axes": [0]}, (x.shape[1:], x.dtype), take
 
@@ -469,28 +481,20 @@ def _add_n(g: Draft, row: Row) -> Any:
 
 
 U, B = _unary, _binary
+BOOL = ("bool",)
+NOT_BOOL = ("int32", "float32")
 OPS: list[Row] = [
+    *[Row(p, U) for p in ("identity", "stop_gradient", "zeros_like", "ones_like")],
     *[
-        Row(p, U)
-        for p in (
-            "negative",
-            "abs",
-            "sign",
-            "square",
-            "identity",
-            "stop_gradient",
-            "zeros_like",
-            "ones_like",
-            "op:neg",
-            "op:abs",
-        )
+        Row(p, U, refused=BOOL)
+        for p in ("negative", "abs", "sign", "square", "op:neg", "op:abs")
     ],
     *[
-        Row(p, U, FLOAT)
+        Row(p, U, FLOAT, refused=INT + BOOL)
         for p in (
             "sqrt",
             "math.rsqrt",
-            "math.reciprocal",
+            "math.reciprocal",  # int: NotFoundError (no CPU kernel)
             "exp",
             "math.expm1",
             "math.log",
@@ -508,34 +512,39 @@ OPS: list[Row] = [
             "acosh",
             "atanh",
             "sigmoid",
-            "round",
             "floor",
             "math.ceil",
-            "nn.relu",
-            "nn.relu6",
-            "nn.leaky_relu",
             "nn.elu",
             "nn.selu",
             "nn.softplus",
             "nn.silu",
         )
     ],
+    # round of an integer tensor is that tensor itself
+    Row("round", U, REAL, refused=BOOL),
+    # relu and relu6 compute on integers; leaky_relu casts them to float32
+    *[Row(p, U, REAL, refused=BOOL) for p in ("nn.relu", "nn.relu6")],
+    Row("nn.leaky_relu", U, FLOAT, refused=BOOL),
     *[
-        Row(p, U, FLOAT, "bool")
+        Row(p, U, FLOAT, "bool", refused=INT + BOOL)
         for p in ("math.is_nan", "math.is_inf", "math.is_finite")
     ],
-    # finite: TensorFlow's float64 erf is NaN at +-inf (gelu uses it)
-    Row("math.erf", U, FLOAT, finite=True),
-    Row("nn.gelu", U, FLOAT, finite=True),
-    Row("logical_not", U, ("bool",)),
+    # finite: TensorFlow's float64 erf is NaN at +-inf (gelu uses it); gelu
+    # refuses integers with ValueError
+    Row("math.erf", U, FLOAT, finite=True, refused=INT + BOOL),
+    Row("nn.gelu", U, FLOAT, finite=True, refused=INT + BOOL),
+    Row("logical_not", U, BOOL, refused=NOT_BOOL),
     Row("cast", _cast),
+    # divide and / of bools: not drawn; TensorFlow's `/` refuses them with a
+    # TypeError that gives way to NumPy's when a NumPy array is on the right
+    # (docs/RELIABILITY.md); tf.math.truediv's TypeError is drawn below
+    *[Row(p, B) for p in ("divide", "op:/")],
     *[
-        Row(p, B)
+        Row(p, B, refused=BOOL)
         for p in (
             "add",
             "subtract",
             "multiply",
-            "divide",
             "maximum",
             "minimum",
             "math.floordiv",
@@ -544,56 +553,51 @@ OPS: list[Row] = [
             "math.squared_difference",
             "op:+",
             "op:-",
-            "op:*",
-            "op:/",
+            "op:*",  # bool: their logical and
             "op:**",
             "op://",
             "op:%",
         )
     ],
-    *[Row(p, B, FLOAT) for p in ("math.truediv", "math.divide_no_nan", "math.atan2")],
+    *[Row(p, B, FLOAT, refused=BOOL) for p in ("math.truediv", "math.divide_no_nan")],
+    Row("math.atan2", B, FLOAT, refused=INT + BOOL),
+    *[Row(p, B, REAL + BOOL, "bool") for p in ("equal", "not_equal")],
     *[
-        Row(p, B, REAL, "bool")
-        for p in (
-            "equal",
-            "not_equal",
-            "less",
-            "less_equal",
-            "greater",
-            "greater_equal",
-            "op:<",
-            "op:>=",
-        )
+        Row(p, B, REAL, "bool", refused=BOOL)
+        for p in ("less", "less_equal", "greater", "greater_equal", "op:<", "op:>=")
     ],
-    *[Row(p, B, ("bool",)) for p in ("logical_and", "logical_or", "math.logical_xor")],
+    *[
+        Row(p, B, BOOL, refused=NOT_BOOL)
+        for p in ("logical_and", "logical_or", "math.logical_xor")
+    ],
     Row("where", _where),
     Row("clip_by_value", _clip),
     *[
-        Row(p, _reduce)
+        Row(p, _reduce, refused=BOOL)
         for p in (
             "reduce_sum",
             "reduce_mean",
             "reduce_max",
             "reduce_min",
             "reduce_prod",
-        )
-    ],
-    *[
-        Row(p, _reduce, FLOAT)
-        for p in (
-            "reduce_logsumexp",
-            "math.reduce_variance",
-            "math.reduce_std",
             "math.reduce_euclidean_norm",
         )
     ],
-    *[Row(p, _reduce, ("bool",)) for p in ("reduce_any", "reduce_all")],
+    # integers: InvalidArgumentError (logsumexp), TypeError (variance, std)
+    *[
+        Row(p, _reduce, FLOAT, refused=INT + BOOL)
+        for p in ("reduce_logsumexp", "math.reduce_variance", "math.reduce_std")
+    ],
+    *[Row(p, _reduce, BOOL, refused=NOT_BOOL) for p in ("reduce_any", "reduce_all")],
     *[Row(p, _arg) for p in ("argmax", "argmin")],
-    Row("cumsum", _scan),
-    Row("math.cumprod", _scan, FLOAT),
-    *[Row(p, _softmax) for p in ("nn.softmax", "nn.log_softmax")],
-    Row("matmul", _matmul, FLOAT),
-    Row("op:@", _matmul, FLOAT),
+    Row("cumsum", _scan, refused=BOOL),
+    Row("math.cumprod", _scan, FLOAT, refused=BOOL),
+    *[
+        Row(p, _softmax, FLOAT, refused=INT + BOOL)
+        for p in ("nn.softmax", "nn.log_softmax")
+    ],
+    Row("matmul", _matmul, FLOAT, refused=BOOL),
+    Row("op:@", _matmul, FLOAT, refused=BOOL),
     Row("reshape", _reshape),
     Row("transpose", _transpose),
     Row("stack", _stack),
@@ -605,7 +609,10 @@ OPS: list[Row] = [
     Row("gather", _gather),
     Row("getitem", _getitem),
     *[Row(p, _shape_query) for p in ("shape", "size", "rank")],
-    *[Row(p, _reduce_to_vector) for p in ("sort", "argsort", "math.top_k")],
+    *[
+        Row(p, _reduce_to_vector, FLOAT, refused=BOOL)
+        for p in ("sort", "argsort", "math.top_k")
+    ],
     *[
         Row(p, _matrix)
         for p in (
@@ -629,11 +636,11 @@ OPS: list[Row] = [
             "nn.sparse_softmax_cross_entropy_with_logits",
         )
     ],
-    Row("one_hot", _one_hot),
+    Row("one_hot", _one_hot, INT, refused=FLOAT),
     Row("fill", _fill),
     Row("einsum", _einsum),
     Row("boolean_mask", _boolean_mask),
-    Row("nn.moments", _moments),
+    Row("nn.moments", _moments, REAL, refused=BOOL),
     Row("expand_dims", _expand),
     Row("broadcast_to", _broadcast_to),
     Row("add_n", _add_n),

@@ -221,8 +221,11 @@ def check_axis(axis: Any, ndim: int, op_name: str) -> int:
 
 
 def require_float(x: Tensor, op_name: str) -> None:
+    """TensorFlow's refusal of an integer input to reduce_variance and reduce_std
+    (a bool one is refused before, by the mean they start with)."""
     if x._value.dtype.kind not in "fc":
         raise TypeError(
-            f"{op_name}: input must be either real or complex. Received "
-            f"{x.dtype.name} input; cast it first: tf.cast(x, tf.float32)."
+            "Input must be either real or complex. Received integer type "
+            f"<dtype: '{x.dtype.name}'>. Cast it first: tf.cast(x, tf.float32) "
+            f"({op_name})."
         )

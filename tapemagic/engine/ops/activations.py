@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..accepts import FLOATING, NN_FLOATING, REAL_FLOATING, RELU6, Accepts
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
-from ._util import float_tensor
 from .math import _sigmoid_forward, cast
 
 __all__ = [
@@ -58,6 +58,7 @@ _relu = defop(
     lambda x: np.maximum(x, np.zeros((), x.dtype)),
     lambda ns, g, out, x: (ns.relu_grad(out, g),),
     saves=("out",),
+    accepts=Accepts(f"{RELU6.allowed}, qint8"),
 )
 
 
@@ -99,6 +100,7 @@ _relu6 = defop(
     lambda x: np.clip(x, 0, 6).astype(x.dtype, copy=False),
     lambda ns, g, out, x: (ns.relu6_grad(out, g),),
     saves=("out",),
+    accepts=RELU6,
 )
 
 
@@ -140,6 +142,7 @@ _leaky_relu = defop(
     lambda x, *, alpha: np.where(x > 0, x, x * np.asarray(alpha, x.dtype)),
     lambda ns, g, out, x, *, alpha: (ns.leaky_relu_grad(x, g, alpha=alpha),),
     saves=("x",),
+    accepts=NN_FLOATING,
 )
 
 
@@ -190,6 +193,7 @@ _elu = defop(
     lambda x: np.where(x < 0, np.exp(np.minimum(x, 0)) - 1, x),
     lambda ns, g, out, x: (ns.elu_grad(out, g),),
     saves=("out",),
+    accepts=NN_FLOATING,
 )
 
 
@@ -206,13 +210,13 @@ def elu(features: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``features`` is not floating point.
+        InvalidArgumentError: if ``features`` is not floating point.
 
     Example:
         >>> elu([-1.0, 0.0, 2.0]).numpy().round(4)
         array([-0.6321,  0.    ,  2.    ], dtype=float32)
     """
-    return _elu(float_tensor(features, "elu"))
+    return _elu(features)
 
 
 # NumPy scalars, not Python floats: they convert to a float64 tensor's dtype at
@@ -252,6 +256,7 @@ _selu = defop(
     _selu_forward,
     lambda ns, g, out, x: (ns.selu_grad(out, g),),
     saves=("out",),
+    accepts=NN_FLOATING,
 )
 
 
@@ -269,13 +274,13 @@ def selu(features: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``features`` is not floating point.
+        InvalidArgumentError: if ``features`` is not floating point.
 
     Example:
         >>> selu([0.0, 1.0]).numpy()
         array([0.      , 1.050701], dtype=float32)
     """
-    return _selu(float_tensor(features, "selu"))
+    return _selu(features)
 
 
 def _softplus_forward(x: np.ndarray) -> np.ndarray:
@@ -286,7 +291,10 @@ def _softplus_forward(x: np.ndarray) -> np.ndarray:
 # A primitive: composing max(x, 0) + log1p(exp(-|x|)) would give the wrong slope at
 # 0 (maximum and abs have their own kink conventions); d/dx softplus = sigmoid.
 _softplus = defop(
-    "softplus", _softplus_forward, lambda ns, g, out, x: (g * ns.sigmoid(x),)
+    "softplus",
+    _softplus_forward,
+    lambda ns, g, out, x: (g * ns.sigmoid(x),),
+    accepts=NN_FLOATING,
 )
 
 
@@ -304,13 +312,13 @@ def softplus(features: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``features`` is not floating point.
+        InvalidArgumentError: if ``features`` is not floating point.
 
     Example:
         >>> softplus([0.0, 100.0]).numpy()
         array([  0.6931472, 100.       ], dtype=float32)
     """
-    return _softplus(float_tensor(features, "softplus"))
+    return _softplus(features)
 
 
 def _erf_forward(x: np.ndarray) -> np.ndarray:
@@ -338,6 +346,7 @@ _erf = defop(
     _erf_forward,
     # d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
     lambda ns, g, out, x: (g * _TWO_OVER_SQRT_PI * ns.exp(-ns.square(x)),),
+    accepts=REAL_FLOATING,
 )
 
 
@@ -352,13 +361,13 @@ def erf(x: Any, name: str | None = None) -> Tensor:
         A tensor of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: if ``x`` is not floating point.
 
     Example:
         >>> erf([0.0, 1.0]).numpy()
         array([0.       , 0.8427008], dtype=float32)
     """
-    return _erf(float_tensor(x, "erf"))
+    return _erf(x)
 
 
 # A primitive with TensorFlow's custom gradient, g * s * (1 + beta x (1 - s))
@@ -369,6 +378,7 @@ _silu = defop(
     lambda x, *, beta: x * _sigmoid_forward(beta * x),
     lambda ns, g, out, x, *, beta: (g * _silu_slope(ns, x, beta),),
     saves=("x",),
+    accepts=FLOATING.for_op("Sigmoid"),  # TensorFlow's silu refuses as its sigmoid
 )
 
 
@@ -395,7 +405,7 @@ def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
         >>> silu([0.0, 2.0]).numpy()
         array([0.      , 1.761594], dtype=float32)
     """
-    x = float_tensor(features, "silu")
+    x = convert_to_tensor(features)
     if isinstance(beta, Tensor):
         beta = float(beta._value)
     return apply(_silu.op, (x,), {"beta": float(beta)})

@@ -6,14 +6,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor import Tensor, convert_to_tensor
+from ..accepts import Accepts
+from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from . import math
 
-__all__ = ["add_n", "squared_difference"]
+__all__ = ["SQUARED_DIFFERENCE", "add_n", "squared_difference"]
+
+# TensorFlow's SquaredDifference: no 8- or 16-bit integers
+SQUARED_DIFFERENCE = Accepts(
+    "bfloat16, half, float, double, int32, int64, complex64, complex128",
+    op="SquaredDifference",
+)
 
 
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """``(x - y) ** 2`` elementwise."""
+    """``(x - y) ** 2`` elementwise.
+
+    Raises:
+        InvalidArgumentError: for bool, 8- and 16-bit integers, as in TensorFlow.
+    """
+    x, y = convert_inputs((x, y))
+    SQUARED_DIFFERENCE.check(x)
     return math.square(math.subtract(x, y))
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import Accepts
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs
 from . import shape
@@ -110,6 +111,7 @@ _conv2d = defop(
     _conv_core,
     (_conv2d_vjp_x, _conv2d_vjp_w),
     saves={"x": ("w",), "w": ("x",)},
+    accepts=Accepts("half, bfloat16, float, double, int32", op="Conv2D"),
 )
 
 
@@ -209,6 +211,7 @@ def conv2d(
                [20., 24.]])
     """
     x, w = convert_inputs((input, filters))
+    _conv2d.op.accepts.check(x)
     fmt = _check_data_format(data_format)
     _check_input(x, "conv2d")
     _check_filters(w, "conv2d")
@@ -400,6 +403,10 @@ def conv2d_transpose(
     )
 
 
+# TensorFlow's DepthwiseConv2dNative: floating point only (conv2d takes int32)
+_DEPTHWISE = Accepts("half, bfloat16, float, double", op="DepthwiseConv2dNative")
+
+
 def depthwise_conv2d(
     input: Any,
     filter: Any,
@@ -443,6 +450,7 @@ def depthwise_conv2d(
         array([12., 16.])
     """
     x, w = convert_inputs((input, filter))
+    _DEPTHWISE.check(x)
     fmt = _check_data_format("NHWC" if data_format is None else data_format)
     _check_input(x, "depthwise_conv2d")
     _check_filters(w, "depthwise_conv2d")

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..accepts import Accepts
 from ..context import state
 from ..eager_tensor import _notify_escape, _notify_fresh, constant_of, tensor_of
 from ..errors import InvalidArgumentError
@@ -718,7 +719,12 @@ def _one_hot_forward(
 
 # NOTE: TensorFlow registers OneHot as not differentiable: gradients with respect
 # to on_value and off_value are None too.
-_one_hot = defop("one_hot", _one_hot_forward, same_dtype=False)
+_one_hot = defop(
+    "one_hot",
+    _one_hot_forward,
+    same_dtype=False,
+    accepts=Accepts("uint8, int8, int32, int64", attr="TI", op="OneHot"),
+)
 
 
 def one_hot(
@@ -752,8 +758,9 @@ def one_hot(
         A tensor of shape ``indices.shape`` with ``depth`` inserted at ``axis``.
 
     Raises:
-        TypeError: if ``indices`` are not integers, or the dtypes of ``on_value``,
-            ``off_value`` and ``dtype`` disagree.
+        InvalidArgumentError: if ``indices`` are not uint8, int8, int32 or int64.
+        TypeError: if the dtypes of ``on_value``, ``off_value`` and ``dtype``
+            disagree.
         InvalidArgumentError: if ``depth`` is negative, ``axis`` is out of range,
             or ``on_value``/``off_value`` is not a scalar.
 
@@ -767,11 +774,7 @@ def one_hot(
                [ 5]], dtype=int32)
     """
     idx = convert_to_tensor(indices)
-    if idx._value.dtype not in (np.uint8, np.int8, np.int32, np.int64):
-        raise TypeError(
-            f"one_hot: indices must be uint8, int8, int32 or int64, got "
-            f"{idx.dtype.name}. Cast them: tf.cast(indices, tf.int32)."
-        )
+    _one_hot.op.accepts.check(idx)
     want = None if dtype is None else dtypes.as_dtype(dtype)
     given = {}
     for what, value in (("on_value", on_value), ("off_value", off_value)):

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..accepts import Accepts
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
@@ -28,14 +29,20 @@ __all__ = [
 ]
 
 
-def _matrix_input(value: Any, op_name: str, square: bool = True) -> Tensor:
+# TensorFlow's lists (engine/accepts.py): float16 is listed, but only the
+# inverse has a CPU kernel for it
+_SQUARE = "double, float, half, complex64, complex128"
+_DETERMINANT = "half, float, double, complex64, complex128"
+_LAPACK = "float, double, complex64, complex128"
+
+
+def _matrix_input(
+    value: Any, op_name: str, accepts: Accepts | None, square: bool = True
+) -> Tensor:
     x = convert_to_tensor(value)
     shape = x._value.shape
-    if x._value.dtype.kind != "f":
-        raise TypeError(
-            f"{op_name} needs a floating-point tensor, got {x.dtype.name}. Cast it "
-            "first: tf.cast(x, tf.float32)."
-        )
+    if accepts is not None:
+        accepts.check(x)
     if len(shape) < 2:
         raise InvalidArgumentError(
             f"{op_name}: input must have rank >= 2 (a matrix or a batch of them), "
@@ -53,6 +60,8 @@ def _matrix_input(value: Any, op_name: str, square: bool = True) -> Tensor:
 
 def _inv_forward(x: np.ndarray) -> np.ndarray:
     try:
+        if x.dtype == np.float16:  # LAPACK has no half precision
+            return np.linalg.inv(x.astype(np.float32)).astype(np.float16)
         return np.linalg.inv(x)
     except np.linalg.LinAlgError:
         raise ValueError(
@@ -74,6 +83,7 @@ _inv = defop(
         ),
     ),
     singular="derivative",
+    accepts=Accepts(_SQUARE, op="MatrixInverse"),
 )
 
 
@@ -93,14 +103,14 @@ def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
     Raises:
         InvalidArgumentError: if a matrix is singular, not square, or the rank
             is < 2.
-        TypeError: if ``input`` is not floating point.
+        InvalidArgumentError: if ``input`` is not floating point.
 
     Example:
         >>> inv([[2.0, 0.0], [0.0, 4.0]]).numpy()
         array([[0.5 , 0.  ],
                [0.  , 0.25]], dtype=float32)
     """
-    x = _matrix_input(input, "inv")
+    x = _matrix_input(input, "inv", _inv.op.accepts)
     if adjoint:
         ndim = x._value.ndim
         x = shape.transpose(x, tuple(range(ndim - 2)) + (ndim - 1, ndim - 2))
@@ -126,7 +136,11 @@ def _det_vjp(ns, g, out, x):
 
 
 _det = defop(
-    "det", lambda x: np.asarray(np.linalg.det(x)), _det_vjp, singular="derivative"
+    "det",
+    lambda x: np.asarray(np.linalg.det(x)),
+    _det_vjp,
+    singular="derivative",
+    accepts=Accepts(_DETERMINANT, cpu=_LAPACK, op="MatrixDeterminant"),
 )
 
 
@@ -145,13 +159,13 @@ def det(input: Any, name: str | None = None) -> Tensor:
 
     Raises:
         InvalidArgumentError: if a matrix is not square, or the rank is < 2.
-        TypeError: if ``input`` is not floating point.
+        InvalidArgumentError: if ``input`` is not floating point.
 
     Example:
         >>> det([[1.0, 2.0], [3.0, 4.0]]).numpy()
         np.float32(-2.0)
     """
-    return apply(_det.op, (_matrix_input(input, "det"),), {})
+    return apply(_det.op, (_matrix_input(input, "det", _det.op.accepts),), {})
 
 
 def _slogdet_forward(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -166,7 +180,12 @@ def _slogdet_vjp(ns, g, out, x):
 
 
 _slogdet = defop(
-    "slogdet", _slogdet_forward, _slogdet_vjp, multi_output=True, singular="derivative"
+    "slogdet",
+    _slogdet_forward,
+    _slogdet_vjp,
+    multi_output=True,
+    singular="derivative",
+    accepts=Accepts(_DETERMINANT, cpu=_LAPACK, op="LogMatrixDeterminant"),
 )
 
 
@@ -194,14 +213,16 @@ def slogdet(input: Any, name: str | None = None) -> LogMatrixDeterminant:
 
     Raises:
         InvalidArgumentError: if a matrix is not square, or the rank is < 2.
-        TypeError: if ``input`` is not floating point.
+        InvalidArgumentError: if ``input`` is not floating point.
 
     Example:
         >>> sign, log_abs = slogdet([[1.0, 2.0], [3.0, 4.0]])
         >>> float(sign), round(float(log_abs), 4)
         (-1.0, 0.6931)
     """
-    sign, log_abs = apply(_slogdet.op, (_matrix_input(input, "slogdet"),), {})
+    sign, log_abs = apply(
+        _slogdet.op, (_matrix_input(input, "slogdet", _slogdet.op.accepts),), {}
+    )
     return LogMatrixDeterminant(sign, log_abs)
 
 
@@ -232,7 +253,11 @@ def _solve_vjp_b(ns, g, out, a, b, *, adjoint):
 
 
 _solve = defop(
-    "solve", _solve_forward, (_solve_vjp_a, _solve_vjp_b), singular="derivative"
+    "solve",
+    _solve_forward,
+    (_solve_vjp_a, _solve_vjp_b),
+    singular="derivative",
+    accepts=Accepts(_SQUARE, cpu=_LAPACK, op="MatrixSolve"),
 )
 
 
@@ -256,7 +281,7 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False,
     Raises:
         InvalidArgumentError: if a matrix is singular or not square, the ranks are
             < 2, the row counts differ, or the dtypes differ.
-        TypeError: if ``matrix`` is not floating point.
+        InvalidArgumentError: if ``matrix`` is not floating point.
 
     Example:
         >>> solve([[2.0, 0.0], [0.0, 4.0]], [[1.0], [2.0]]).numpy()
@@ -264,8 +289,8 @@ def solve(matrix: Any, rhs: Any, adjoint: bool = False,
                [0.5]], dtype=float32)
     """
     a, b = convert_inputs((matrix, rhs))
-    a = _matrix_input(a, "solve")
-    b = _matrix_input(b, "solve", square=False)
+    a = _matrix_input(a, "solve", _solve.op.accepts)
+    b = _matrix_input(b, "solve", None, square=False)
     if a._value.shape[-1] != b._value.shape[-2]:
         raise InvalidArgumentError(
             f"solve: input matrix and right-hand side must have the same number of "
@@ -305,7 +330,13 @@ def _cholesky_vjp(ns, g, out, x):
     return ((s + ns.transpose(s, perm=swap)) * 0.5,)
 
 
-_cholesky = defop("cholesky", _cholesky_forward, _cholesky_vjp, singular="derivative")
+_cholesky = defop(
+    "cholesky",
+    _cholesky_forward,
+    _cholesky_vjp,
+    singular="derivative",
+    accepts=Accepts(_SQUARE, cpu=_LAPACK, op="Cholesky"),
+)
 
 
 def cholesky(input: Any, name: str | None = None) -> Tensor:
@@ -326,11 +357,13 @@ def cholesky(input: Any, name: str | None = None) -> Tensor:
     Raises:
         InvalidArgumentError: if a matrix is not positive definite, not square,
             or the rank is < 2.
-        TypeError: if ``input`` is not floating point.
+        InvalidArgumentError: if ``input`` is not floating point.
 
     Example:
         >>> cholesky([[4.0, 2.0], [2.0, 5.0]]).numpy()
         array([[2., 0.],
                [1., 2.]], dtype=float32)
     """
-    return apply(_cholesky.op, (_matrix_input(input, "cholesky"),), {})
+    return apply(
+        _cholesky.op, (_matrix_input(input, "cholesky", _cholesky.op.accepts),), {}
+    )

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import Accepts
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
@@ -89,6 +90,13 @@ _matmul = defop(
     _matmul_forward,
     (_matmul_vjp_a, _matmul_vjp_b),
     saves={"a": ("b",), "b": ("a",)},
+    # TensorFlow's list; its CPU kernels leave out the unsigned integers
+    accepts=Accepts(
+        "bfloat16, half, float, double, int32, int64, uint8, uint16, uint32, uint64, "
+        "complex64, complex128",
+        cpu="bfloat16, half, float, double, int32, int64, complex64, complex128",
+        op="MatMul",
+    ),
 )
 
 
@@ -111,6 +119,7 @@ def matmul(
         array([[11.]], dtype=float32)
     """
     x, y = convert_inputs((a, b))
+    _matmul.op.accepts.check(x)
     ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
     xs, ys = x._value.shape, y._value.shape
     if len(xs) < 2 or len(ys) < 2:
@@ -298,7 +307,15 @@ def _einsum_vjp_for(k: int):
 # lead to a source; einsum takes any number of inputs up to this many.
 _EINSUM_VJPS = tuple(_einsum_vjp_for(k) for k in range(16))
 
-_einsum = defop("einsum", _einsum_forward, _EINSUM_VJPS)
+# TensorFlow's Einsum takes any dtype; its CPU kernels run these
+_einsum = defop(
+    "einsum",
+    _einsum_forward,
+    _EINSUM_VJPS,
+    accepts=Accepts(
+        None, cpu="bfloat16, half, float, double, int32, int64, complex64, complex128"
+    ),
+)
 
 
 def einsum(

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..accepts import ADD, FLOATING, REAL_FLOATING, RELU6, SIGNED, Accepts
 from ..errors import InvalidArgumentError
 from ..namespace import TENSORS
 from ..op import apply, defop
@@ -98,6 +99,39 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"tapemagic\.e
 
 # -- arithmetic ---------------------------------------------------------------
 
+# TensorFlow's lists of the dtypes each op accepts (engine/accepts.py), in its order
+_SUB = Accepts(
+    "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, int64, "
+    "complex64, complex128, uint32, uint64",
+    op="Sub",
+)
+_MUL = Accepts(
+    "bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, "
+    "int64, complex64, complex128"
+)
+_MAXIMUM = Accepts(
+    "bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, "
+    "uint64"
+)
+# listed for integers, but no CPU kernel runs them: NotFoundError
+_RECIPROCAL = Accepts(SIGNED.allowed, cpu=FLOATING.allowed, op="Reciprocal")
+_BOOL = Accepts("bool", attr=None)  # logical ops: bool only
+_DIVISIBLE = (
+    "{tf.uint8, tf.int8, tf.uint16, tf.int16, tf.uint32, tf.int32, tf.uint64, "
+    "tf.int64, tf.bfloat16, tf.float16, tf.float32, tf.float64, tf.complex64, "
+    "tf.complex128}"
+)
+
+
+def _python_refusal(where: str) -> Accepts:
+    # what TensorFlow's Python wrapper of a division raises for bools
+    return Accepts(
+        "uint8, int8, int16, int32, int64, half, float, double, complex64, complex128",
+        error=TypeError,
+        message=f"Invalid dtype tf.{{dtype}} in {where}. Expected one of {_DIVISIBLE}.",
+    )
+
+
 # Each VJP runs on tensors and on arrays (see engine/namespace.py): it calls the
 # namespace's functions, never an engine op or NumPy directly.
 add = defop(
@@ -108,6 +142,7 @@ add = defop(
         lambda ns, g, out, x, y: ns.unbroadcast(g, y, out),
     ),
     saves=(),
+    accepts=ADD.for_op("AddV2"),
 )
 subtract = defop(
     "subtract",
@@ -117,6 +152,7 @@ subtract = defop(
         lambda ns, g, out, x, y: ns.unbroadcast(-g, y, out),
     ),
     saves=(),
+    accepts=_SUB,
 )
 multiply = defop(
     "multiply",
@@ -128,6 +164,7 @@ multiply = defop(
     # each factor's gradient reads the other one: x * c keeps only c when the
     # constant c needs no gradient
     saves={"x": ("y",), "y": ("x",)},
+    accepts=_MUL.for_op("Mul"),
 )
 
 
@@ -149,13 +186,15 @@ truediv = defop(
     ),
     saves={"x": ("y",), "y": ("x", "y")},
     singular="derivative",
+    accepts=_python_refusal("__truediv__"),
 )
 divide = truediv
 
 
 def _divide_no_nan_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     safe = np.where(y == 0, np.ones_like(y), y)
-    return np.where(y == 0, np.zeros_like(x * y), x / safe)
+    quotient = _truediv_forward(x, safe)
+    return np.where(y == 0, np.zeros_like(quotient), quotient)
 
 
 divide_no_nan = defop(
@@ -169,6 +208,7 @@ divide_no_nan = defop(
         ),
     ),
     saves={"x": ("y",), "y": ("x", "y")},
+    accepts=_python_refusal("tf.math.divide_no_nan"),
 )
 
 
@@ -200,7 +240,7 @@ def _mod_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # NOTE: TensorFlow registers FloorDiv as not differentiable: gradients are None.
-floordiv = defop("floordiv", _floordiv_forward)
+floordiv = defop("floordiv", _floordiv_forward, accepts=_MUL.for_op("FloorDiv"))
 
 # floormod(x, y) = x - floor(x / y) * y; the floor is piecewise constant.
 mod = defop(
@@ -209,6 +249,11 @@ mod = defop(
     (
         lambda ns, g, out, x, y: ns.unbroadcast(g, x, out),
         lambda ns, g, out, x, y: ns.unbroadcast(g * -ns.floordiv(x, y), y, out),
+    ),
+    accepts=Accepts(
+        "int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, "
+        "float, double",
+        op="FloorMod",
     ),
 )
 
@@ -245,6 +290,10 @@ pow = defop(
         _pow_vjp_y,
     ),
     singular="derivative",
+    accepts=Accepts(
+        "bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
+        "complex128"
+    ),
 )
 
 
@@ -262,7 +311,11 @@ def _atan2_vjp_for(which: int):
 # so its gradient is NaN on the whole y axis (x = 0); this VJP is finite everywhere
 # but the origin.
 _atan2 = defop(
-    "atan2", np.arctan2, (_atan2_vjp_for(0), _atan2_vjp_for(1)), singular="derivative"
+    "atan2",
+    np.arctan2,
+    (_atan2_vjp_for(0), _atan2_vjp_for(1)),
+    singular="derivative",
+    accepts=REAL_FLOATING,
 )
 
 
@@ -304,9 +357,21 @@ def _maximum_vjp(mask_op: str):
 
 # -- unary ----------------------------------------------------------------------
 
-negative = defop("negative", np.negative, lambda ns, g, out, x: (-g,), saves=())
+negative = defop(
+    "negative",
+    np.negative,
+    lambda ns, g, out, x: (-g,),
+    saves=(),
+    accepts=SIGNED.for_op("Neg"),
+)
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
-abs = defop("abs", np.abs, lambda ns, g, out, x: (g * ns.sign(x),), saves=("x",))
+abs = defop(
+    "abs",
+    np.abs,
+    lambda ns, g, out, x: (g * ns.sign(x),),
+    saves=("x",),
+    accepts=Accepts("bfloat16, half, float, double, int8, int16, int32, int64"),
+)
 # sign is piecewise constant; TensorFlow gives zeros (not None) through it,
 # zeros whatever g holds (NaN or inf) and connected to nothing.
 sign = defop(
@@ -314,9 +379,19 @@ sign = defop(
     np.sign,
     lambda ns, g, out, x: (ns.constant(np.zeros(ns.shape(g), ns.dtype(g))),),
     saves=(),
+    accepts=SIGNED,
 )
 # square' = 2x
-square = defop("square", np.square, lambda ns, g, out, x: (g * (2 * x),), saves=("x",))
+square = defop(
+    "square",
+    np.square,
+    lambda ns, g, out, x: (g * (2 * x),),
+    saves=("x",),
+    accepts=Accepts(
+        "bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+        "uint32, uint64, complex64, complex128"
+    ),
+)
 
 
 # sqrt' = 1 / (2 sqrt(x)), rsqrt' = -rsqrt^3 / 2, reciprocal' = -reciprocal^2:
@@ -327,6 +402,7 @@ sqrt = defop(
     lambda ns, g, out, x: (ns.sqrt_grad(out, g),),
     saves=("out",),
     singular="derivative",
+    accepts=FLOATING,
 )
 rsqrt = defop(
     "rsqrt",
@@ -334,6 +410,7 @@ rsqrt = defop(
     lambda ns, g, out, x: (ns.rsqrt_grad(out, g),),
     saves=("out",),
     singular="derivative",
+    accepts=FLOATING,
 )
 reciprocal = defop(
     "reciprocal",
@@ -341,6 +418,7 @@ reciprocal = defop(
     lambda ns, g, out, x: (ns.reciprocal_grad(out, g),),
     saves=("out",),
     singular="derivative",
+    accepts=_RECIPROCAL,
 )
 exp = defop(
     "exp",
@@ -348,9 +426,14 @@ exp = defop(
     lambda ns, g, out, x: (g * out,),
     saves=("out",),
     singular="value",
+    accepts=FLOATING,
 )
 expm1 = defop(
-    "expm1", np.expm1, lambda ns, g, out, x: (g * (out + 1),), singular="value"
+    "expm1",
+    np.expm1,
+    lambda ns, g, out, x: (g * (out + 1),),
+    singular="value",
+    accepts=FLOATING,
 )
 log = defop(
     "log",
@@ -359,6 +442,7 @@ log = defop(
     lambda ns, g, out, x: (g * ns.reciprocal(x),),
     saves=("x",),
     singular="derivative",
+    accepts=FLOATING,
 )
 log1p = defop(
     "log1p",
@@ -366,13 +450,30 @@ log1p = defop(
     lambda ns, g, out, x: (g * ns.reciprocal(1 + x),),
     saves=("x",),
     singular="derivative",
+    accepts=FLOATING,
 )
 # sin' = cos, cos' = -sin
-sin = defop("sin", np.sin, lambda ns, g, out, x: (g * ns.cos(x),), saves=("x",))
-cos = defop("cos", np.cos, lambda ns, g, out, x: (-g * ns.sin(x),), saves=("x",))
+sin = defop(
+    "sin",
+    np.sin,
+    lambda ns, g, out, x: (g * ns.cos(x),),
+    saves=("x",),
+    accepts=FLOATING,
+)
+cos = defop(
+    "cos",
+    np.cos,
+    lambda ns, g, out, x: (-g * ns.sin(x),),
+    saves=("x",),
+    accepts=FLOATING,
+)
 # tan' = 1 + tan^2
 tan = defop(
-    "tan", np.tan, lambda ns, g, out, x: (g * (1 + out * out),), singular="value"
+    "tan",
+    np.tan,
+    lambda ns, g, out, x: (g * (1 + out * out),),
+    singular="value",
+    accepts=FLOATING,
 )
 # asin' = 1 / sqrt(1 - x^2), as TensorFlow composes it (reciprocal of sqrt):
 # their zero checks make a second derivative 0 where g is 0, also at |x| >= 1
@@ -382,6 +483,7 @@ asin = defop(
     lambda ns, g, out, x: (g * ns.reciprocal(ns.sqrt(1 - ns.square(x))),),
     saves=("x",),
     singular="derivative",
+    accepts=FLOATING,
 )
 acos = defop(
     "acos",
@@ -389,10 +491,25 @@ acos = defop(
     lambda ns, g, out, x: (-g * ns.reciprocal(ns.sqrt(1 - ns.square(x))),),
     saves=("x",),
     singular="derivative",
+    accepts=FLOATING,
 )
-atan = defop("atan", np.arctan, lambda ns, g, out, x: (g / (1 + x * x),))
-sinh = defop("sinh", np.sinh, lambda ns, g, out, x: (g * ns.cosh(x),), singular="value")
-cosh = defop("cosh", np.cosh, lambda ns, g, out, x: (g * ns.sinh(x),), singular="value")
+atan = defop(
+    "atan", np.arctan, lambda ns, g, out, x: (g / (1 + x * x),), accepts=FLOATING
+)
+sinh = defop(
+    "sinh",
+    np.sinh,
+    lambda ns, g, out, x: (g * ns.cosh(x),),
+    singular="value",
+    accepts=FLOATING,
+)
+cosh = defop(
+    "cosh",
+    np.cosh,
+    lambda ns, g, out, x: (g * ns.sinh(x),),
+    singular="value",
+    accepts=FLOATING,
+)
 # TensorFlow's TanhGrad and SigmoidGrad: their gradients as one primitive each, so
 # a backward sweep runs one op where the composition would run three or four.
 # Their own VJPs are compositions (needed only for second derivatives).
@@ -407,24 +524,32 @@ tanh_grad = defop(
 )
 # tanh' = 1 - tanh^2: reuse the forward output
 tanh = defop(
-    "tanh", np.tanh, lambda ns, g, out, x: (ns.tanh_grad(out, g),), saves=("out",)
+    "tanh",
+    np.tanh,
+    lambda ns, g, out, x: (ns.tanh_grad(out, g),),
+    saves=("out",),
+    accepts=FLOATING,
 )
 # The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
 # 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
 # TensorFlow's, written with the output where that is cheaper.
-asinh = defop("asinh", np.arcsinh, lambda ns, g, out, x: (g / ns.cosh(out),))
+asinh = defop(
+    "asinh", np.arcsinh, lambda ns, g, out, x: (g / ns.cosh(out),), accepts=FLOATING
+)
 # NOTE: acosh'(1) = 1 / sinh(0) = inf, as in TensorFlow.
 acosh = defop(
     "acosh",
     np.arccosh,
     lambda ns, g, out, x: (g / ns.sinh(out),),
     singular="derivative",
+    accepts=FLOATING,
 )
 atanh = defop(
     "atanh",
     np.arctanh,
     lambda ns, g, out, x: (g * ns.reciprocal(1 - x * x),),
     singular="derivative",
+    accepts=FLOATING,
 )
 
 
@@ -457,12 +582,32 @@ sigmoid = defop(
     _sigmoid_forward,
     lambda ns, g, out, x: (ns.sigmoid_grad(out, g),),
     saves=("out",),
+    accepts=FLOATING,
 )
 
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
-round = defop("round", np.round)
-floor = defop("floor", np.floor)
-ceil = defop("ceil", np.ceil)
+_round = defop("round", np.round, accepts=SIGNED)
+floor = defop("floor", np.floor, accepts=REAL_FLOATING)
+ceil = defop("ceil", np.ceil, accepts=REAL_FLOATING)
+
+
+def round(x: Any, name: str | None = None) -> Tensor:
+    """``x`` rounded half to even. An integer tensor is returned as it is, as
+    in TensorFlow (so a gradient of it towards itself is its seed).
+
+    Raises:
+        InvalidArgumentError: for bool, as in TensorFlow.
+
+    Example:
+        >>> round([0.5, 1.5, 2.5]).numpy()
+        array([0., 2., 2.], dtype=float32)
+    """
+    t = convert_to_tensor(x)
+    if t._value.dtype.kind in "iu":
+        return t
+    return _round(t)
+
+
 stop_gradient = defop("stop_gradient", lambda x: x)
 identity = defop("identity", lambda x: x, lambda ns, g, out, x: (g,), saves=())
 
@@ -470,20 +615,20 @@ identity = defop("identity", lambda x: x, lambda ns, g, out, x: (g,), saves=())
 
 equal = defop("equal", np.equal)
 not_equal = defop("not_equal", np.not_equal)
-less = defop("less", np.less)
-less_equal = defop("less_equal", np.less_equal)
-greater = defop("greater", np.greater)
-greater_equal = defop("greater_equal", np.greater_equal)
-logical_and = defop("logical_and", np.logical_and)
-logical_or = defop("logical_or", np.logical_or)
-logical_xor = defop("logical_xor", np.logical_xor)
-logical_not = defop("logical_not", np.logical_not)
-is_nan = defop("is_nan", np.isnan)
-is_inf = defop("is_inf", np.isinf)
-is_finite = defop("is_finite", np.isfinite)
+less = defop("less", np.less, accepts=RELU6)
+less_equal = defop("less_equal", np.less_equal, accepts=RELU6)
+greater = defop("greater", np.greater, accepts=RELU6)
+greater_equal = defop("greater_equal", np.greater_equal, accepts=RELU6)
+logical_and = defop("logical_and", np.logical_and, accepts=_BOOL)
+logical_or = defop("logical_or", np.logical_or, accepts=_BOOL)
+logical_xor = defop("logical_xor", np.logical_xor, accepts=_BOOL.for_op("LogicalOr"))
+logical_not = defop("logical_not", np.logical_not, accepts=_BOOL)
+is_nan = defop("is_nan", np.isnan, accepts=REAL_FLOATING)
+is_inf = defop("is_inf", np.isinf, accepts=REAL_FLOATING)
+is_finite = defop("is_finite", np.isfinite, accepts=REAL_FLOATING)
 
-maximum = defop("maximum", np.maximum, _maximum_vjp("greater_equal"))
-minimum = defop("minimum", np.minimum, _maximum_vjp("less_equal"))
+maximum = defop("maximum", np.maximum, _maximum_vjp("greater_equal"), accepts=_MAXIMUM)
+minimum = defop("minimum", np.minimum, _maximum_vjp("less_equal"), accepts=_MAXIMUM)
 
 # -- selection, clipping, casting -------------------------------------------------
 
@@ -627,7 +772,12 @@ def _clip_forward(t: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.maximum(np.minimum(t, hi), lo)
 
 
-_clip = defop("clip_by_value", _clip_forward, (_clip_vjp_t, _clip_vjp_lo, _clip_vjp_hi))
+_clip = defop(
+    "clip_by_value",
+    _clip_forward,
+    (_clip_vjp_t, _clip_vjp_lo, _clip_vjp_hi),
+    accepts=_MAXIMUM.for_op("Minimum"),
+)
 
 
 def clip_by_value(

@@ -2,7 +2,7 @@
 
 The primitives live by kind (activations, softmax and cross entropies,
 convolution, pooling) and are re-exported here; the ops composed of other ops
-are defined here: the activations softsign, silu, gelu and log_sigmoid, the
+are defined here: the activations softsign, gelu and log_sigmoid, the
 sigmoid cross entropies and ``l2_loss``, ``bias_add``, ``moments``, ``dropout``,
 ``l2_normalize``, ``batch_normalization``, ``embedding_lookup`` and
 ``separable_conv2d``.
@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import NN_FLOATING, Accepts
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
@@ -34,6 +35,7 @@ from .activations import (
     silu,
     softplus,
 )
+from .composed_math import SQUARED_DIFFERENCE
 from .conv import (
     conv2d,
     conv2d_backprop_filter,
@@ -46,6 +48,7 @@ from .math import (
     add,
     cast,
     exp,
+    greater_equal,
     log1p,
     maximum,
     multiply,
@@ -176,8 +179,11 @@ def moments(
     usual ones; second derivatives of the variance miss the term through the mean,
     exactly as in TensorFlow.
 
+    An int32 or int64 ``x`` gives integer moments (the means truncated), as in
+    TensorFlow; other integers and bool raise its InvalidArgumentError.
+
     Args:
-        x: a floating-point tensor.
+        x: a numeric tensor.
         axes: the axes to reduce (an int or a list).
         shift: ignored, as in TensorFlow 2.
         keepdims: keep the reduced axes with size 1.
@@ -191,8 +197,9 @@ def moments(
         >>> float(mean), float(variance)
         (3.0, 3.5)
     """
-    x = float_tensor(x, "moments")
+    x = convert_to_tensor(x)
     mean = reduce_mean(x, axes, keepdims=True)
+    SQUARED_DIFFERENCE.check(x)
     variance = reduce_mean(
         square(subtract(x, stop_gradient(mean))), axes, keepdims=True
     )
@@ -285,7 +292,8 @@ def l2_normalize(
         A tensor of ``x``'s shape and dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: for bool (TensorFlow's square refuses it).
+        TypeError: for integers (epsilon cannot take their dtype).
 
     Example:
         >>> l2_normalize([3.0, 4.0]).numpy()
@@ -294,7 +302,14 @@ def l2_normalize(
         array([[1.],
                [1.]], dtype=float32)
     """
-    t = float_tensor(x, "l2_normalize")
+    t = convert_to_tensor(x)
+    square.op.accepts.check(t)  # TensorFlow squares first: bool is refused
+    if t._value.dtype.kind != "f":
+        # then converts epsilon to x's dtype
+        raise TypeError(
+            f"Cannot convert {epsilon!r} to EagerTensor of dtype {t.dtype.name}. "
+            "Cast it first: tf.cast(x, tf.float32)."
+        )
     if axis is None:
         axis = dim
     square_sum = reduce_sum(square(t), axis, keepdims=True)
@@ -330,13 +345,22 @@ def batch_normalization(
         The normalized tensor, of ``x``'s dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: if ``x`` is not floating point, as in TensorFlow.
 
     Example:
         >>> batch_normalization([1.0, 3.0], 2.0, 1.0, 10.0, 2.0, 0.0).numpy()
         array([ 8., 12.], dtype=float32)
     """
-    t = float_tensor(x, "batch_normalization")
+    t = convert_to_tensor(x)
+    add.op.accepts.check(t)
+    if t._value.dtype.kind != "f":
+        # TensorFlow adds the float variance_epsilon to x's dtype: a mismatch
+        raise InvalidArgumentError(
+            "cannot compute AddV2 as input #1(zero-based) was expected to be a "
+            f"{t.dtype.name} tensor but is a float tensor [Op:AddV2]. Cast it "
+            "first: tf.cast(x, tf.float32).",
+            op="AddV2",
+        )
     inv = rsqrt(add(variance, variance_epsilon))
     if scale is not None:
         inv = multiply(inv, scale)
@@ -465,8 +489,20 @@ def softsign(features: Any, name: str | None = None) -> Tensor:
         >>> softsign([-3.0, 1.0]).numpy()
         array([-0.75,  0.5 ], dtype=float32)
     """
-    x = float_tensor(features, "softsign")
+    x = convert_to_tensor(features)
+    _SOFTSIGN.check(x)
     return x / (_abs(x) + 1)
+
+
+# TensorFlow's gelu checks in Python
+_SOFTSIGN = NN_FLOATING.for_op("Softsign")
+_L2_LOSS = NN_FLOATING.for_op("L2Loss")
+_GELU = Accepts(
+    "half, float, double",
+    error=ValueError,
+    message="`features.dtype` must be a floating point tensor.Received:"
+    "features.dtype=<dtype: '{dtype}'>",
+)
 
 
 swish = silu
@@ -490,7 +526,8 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
         >>> gelu([-1.0, 0.0, 1.0]).numpy()
         array([-0.15865526,  0.        ,  0.8413447 ], dtype=float32)
     """
-    x = float_tensor(features, "gelu")
+    x = convert_to_tensor(features)
+    _GELU.check(x)
     half = np.float64(0.5)
     if approximate:
         cube = np.float64(0.044715) * x * x * x
@@ -513,14 +550,14 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
         A tensor of ``x``'s shape and dtype.
 
     Raises:
-        TypeError: if ``x`` is not floating point.
+        InvalidArgumentError: if ``x`` is not floating point, as in TensorFlow.
 
     Example:
         >>> log_sigmoid([-1000.0, 0.0]).numpy()
         array([-1.000000e+03, -6.931472e-01], dtype=float32)
     """
-    t = float_tensor(x, "log_sigmoid")
-    return negative(softplus(negative(t)))
+    # negative refuses bool, then softplus integers, as in TensorFlow
+    return negative(softplus(negative(x)))
 
 
 def sigmoid_cross_entropy_with_logits(
@@ -553,6 +590,7 @@ def sigmoid_cross_entropy_with_logits(
             f"logits and labels must have the same shape ({x._value.shape} vs "
             f"{z._value.shape})."
         )
+    greater_equal.op.accepts.check(x)  # TensorFlow compares first: bool refused
     positive = x >= 0
     relu_logits = where(positive, x, 0)
     neg_abs_logits = where(positive, -x, x)
@@ -573,7 +611,8 @@ def l2_loss(t: Any, name: str | None = None) -> Tensor:
         >>> l2_loss([1.0, 2.0]).numpy()
         np.float32(2.5)
     """
-    x = float_tensor(t, "l2_loss")
+    x = convert_to_tensor(t)
+    _L2_LOSS.check(x)
     return reduce_sum(square(x)) * 0.5
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..accepts import FLOATING, NN_FLOATING, NUMBER, Accepts
 from ..eager_tensor import constant_of
 from ..errors import UnimplementedError
 from ..tensor import Tensor, convert_to_tensor
@@ -94,6 +95,11 @@ def norm(
         np.float32(6.0)
     """
     x = convert_to_tensor(tensor)
+    if x._value.dtype == np.bool_:
+        raise TypeError(
+            "Expected numeric or variant tensor, got dtype tf.bool. Cast it first: "
+            "tf.cast(x, tf.float32)."
+        )
     axes = _norm_axes(axis, x._value.ndim)
     is_matrix = axes is not None and len(axes) == 2
     if is_matrix:
@@ -147,13 +153,16 @@ def norm(
 # -- clipping by norm (composed, as TensorFlow's clip_ops) ----------------------------
 
 
-def _float_values(t: Any, op_name: str, hint: Any = None) -> Tensor:
+# What TensorFlow's compositions refuse first: clip_by_norm sums (bool) then
+# takes a square root (integers); global_norm's L2Loss takes floats only
+_CLIP_BY_NORM = (NUMBER.for_op("Sum"), FLOATING.for_op("Sqrt"))
+_GLOBAL_NORM = (NN_FLOATING.for_op("L2Loss"),)
+
+
+def _float_values(t: Any, refusals: tuple[Accepts, ...], hint: Any = None) -> Tensor:
     x = convert_to_tensor(t, dtype_hint=hint)
-    if x._value.dtype.kind != "f":
-        raise TypeError(
-            f"{op_name} needs floating-point tensors, got {x.dtype.name}. Cast it "
-            "first: tf.cast(t, tf.float32)."
-        )
+    for accepts in refusals:
+        accepts.check(x)
     return x
 
 
@@ -178,7 +187,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None,
         The clipped tensor, of ``t``'s shape and dtype.
 
     Raises:
-        TypeError: if ``t`` is not floating point.
+        InvalidArgumentError: if ``t`` is not floating point, as in TensorFlow.
         ValueError: if ``clip_norm`` would change ``t``'s shape.
 
     Example:
@@ -187,7 +196,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None,
         >>> clip_by_norm([3.0, 4.0], 10.0).numpy()
         array([3., 4.], dtype=float32)
     """
-    values = _float_values(t, "clip_by_norm")
+    values = _float_values(t, _CLIP_BY_NORM)
     l2sum = reduce_sum(values * values, axes, keepdims=True)
     positive = greater(l2sum, 0)
     # TensorFlow's two-tap where: sqrt never sees 0, so no NaN gradient at t = 0.
@@ -226,7 +235,8 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
         A scalar tensor (float32 0 if every entry is None).
 
     Raises:
-        TypeError: if ``t_list`` is not a list or tuple, or holds integers.
+        TypeError: if ``t_list`` is not a list or tuple.
+        InvalidArgumentError: if it holds integers or bools, as in TensorFlow.
         InvalidArgumentError: if the tensors' dtypes differ.
 
     Example:
@@ -234,7 +244,7 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
         np.float32(13.0)
     """
     values = [
-        _float_values(t, "global_norm")
+        _float_values(t, _GLOBAL_NORM)
         for t in _tensor_sequence(t_list, "global_norm")
         if t is not None
     ]
@@ -283,7 +293,7 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
     # a no-op for a finite norm; an inf or NaN norm makes the scale NaN
     scale = scale_for_finite + (norm_ - norm_)
     clipped = [
-        None if t is None else multiply(_float_values(t, op_name, float32), scale)
+        None if t is None else multiply(_float_values(t, _GLOBAL_NORM, float32), scale)
         for t in items
     ]
     return clipped, norm_

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from ..op import op_function
 from . import linalg, math, shape
 
 __all__ = ["bind_operators"]
@@ -24,8 +27,19 @@ def _rsub(self: Any, other: Any) -> Any:
     return math.subtract(other, self)
 
 
+def _bool_mul(x: Any, y: Any) -> Any:
+    if x._value.dtype == np.bool_:
+        return math.logical_and(x, y)
+    return math.multiply(x, y)  # raises multiply's refusal
+
+
+# NOTE: `*` of bools is their logical and, as in TensorFlow, whose tf.multiply
+# refuses them: the op's function, answering its refusal of bools
+_mul = op_function(math.multiply.op, _bool_mul)
+
+
 def _rmul(self: Any, other: Any) -> Any:
-    return math.multiply(other, self)
+    return _mul(other, self)
 
 
 def _rtruediv(self: Any, other: Any) -> Any:
@@ -87,7 +101,7 @@ def bind_operators(cls: type, variable: type) -> None:
         "__radd__": _radd,
         "__sub__": math.subtract,
         "__rsub__": _rsub,
-        "__mul__": math.multiply,
+        "__mul__": _mul,
         "__rmul__": _rmul,
         "__truediv__": math.truediv,
         "__rtruediv__": _rtruediv,

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import NN_FLOATING, Accepts
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
 from ._image import (
@@ -25,7 +26,6 @@ from ._image import (
     _to_nhwc,
     _windows,
 )
-from ._util import float_tensor
 
 __all__ = [
     "avg_pool2d",
@@ -96,7 +96,16 @@ def _max_pool_vjp(ns, g, out, x, *, ksize, strides, pads):
     return (ns.max_pool_grad(x, g, ksize=ksize, strides=strides, pads=pads),)
 
 
-_max_pool = defop("max_pool2d", _max_pool_forward, _max_pool_vjp)
+_max_pool = defop(
+    "max_pool2d",
+    _max_pool_forward,
+    _max_pool_vjp,
+    accepts=Accepts(
+        "half, bfloat16, float, double, int32, int64, uint8, int16, int8, uint16, "
+        "qint8",
+        op="MaxPool",
+    ),
+)
 
 
 def _no_gradient_to_x(ns, c, out, x, g, **params):
@@ -163,7 +172,12 @@ def _avg_pool_vjp(ns, g, out, x, *, ksize, strides, pads):
 
 
 # Linear: each op's VJP is the other.
-_avg_pool = defop("avg_pool2d", _avg_pool_forward, _avg_pool_vjp)
+_avg_pool = defop(
+    "avg_pool2d",
+    _avg_pool_forward,
+    _avg_pool_vjp,
+    accepts=NN_FLOATING.for_op("AvgPool"),
+)
 _avg_pool_grad = defop(
     "avg_pool_grad",
     _avg_pool_grad_forward,
@@ -175,8 +189,7 @@ _avg_pool_grad = defop(
 
 def _pool(op, input, ksize, strides, padding, data_format, op_name) -> Tensor:
     x = convert_to_tensor(input)
-    if op is _avg_pool.op:
-        x = float_tensor(x, op_name)
+    op.accepts.check(x)
     fmt = _check_data_format(data_format)
     if x.ndim != 4:
         raise ValueError(

@@ -14,10 +14,18 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
+from ..accepts import NUMBER, REAL_FLOATING, Accepts
 from ..errors import InvalidArgumentError
 from ..op import Op, apply, defop
-from ..tensor import Tensor, convert_to_tensor
-from ._util import normalize_axes, require_float
+from ..tensor import Tensor, Variable, convert_to_tensor
+from ._util import normalize_axes
+
+# reduce_max's and reduce_min's dtypes, as TensorFlow lists them
+_MAX = Accepts(
+    "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+    "uint64, qint8, quint8, qint32, qint16, quint16",
+    op="Max",
+)
 
 __all__ = [
     "argmax",
@@ -49,17 +57,9 @@ def _reduction_axes(axis: Any, ndim: int, op_name: str) -> tuple[int, ...]:
         ) from None
 
 
-def _reduce(
-    op: Op, input_tensor: Any, axis: Any, keepdims: bool, numeric: bool = True
-) -> Tensor:
+def _reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
     x = convert_to_tensor(input_tensor)
-    if numeric and x._value.dtype == np.bool_:
-        raise InvalidArgumentError(
-            f"{op.name} needs a numeric tensor, got a bool tensor of shape "
-            f"{list(x._value.shape)}. Cast it first, e.g. tf.cast(x, tf.int32), or use "
-            "tf.reduce_any / tf.reduce_all.",
-            op=op.name,
-        )
+    op.accepts.check(x)  # every reduction declares its dtypes
     axes = _reduction_axes(axis, x._value.ndim, op.name)
     return apply(op, (x,), {"axes": axes, "keepdims": bool(keepdims)})
 
@@ -111,6 +111,7 @@ _reduce_sum = defop(
     ),
     _sum_vjp,
     saves=(),
+    accepts=NUMBER.for_op("Sum"),
 )
 
 
@@ -163,6 +164,7 @@ _reduce_mean = defop(
         _expand_reduced(ns, g / _count(ns.shape(x), axes), x, axes, keepdims),
     ),
     saves=(),
+    accepts=NUMBER.for_op("Mean"),
 )
 
 
@@ -223,8 +225,10 @@ def _min_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
     return np.minimum.reduce(x, axis=axes, keepdims=keepdims)
 
 
-_reduce_max = defop("reduce_max", _max_forward, _max_min_vjp)
-_reduce_min = defop("reduce_min", _min_forward, _max_min_vjp)
+_reduce_max = defop("reduce_max", _max_forward, _max_min_vjp, accepts=_MAX)
+_reduce_min = defop(
+    "reduce_min", _min_forward, _max_min_vjp, accepts=_MAX.for_op("Min")
+)
 
 
 def reduce_max(
@@ -356,6 +360,7 @@ _reduce_prod = defop(
     lambda ns, g, out, x, *, axes, keepdims: (
         _expand_reduced(ns, g, x, axes, keepdims) * ns.prod_of_others(x, axes=axes),
     ),
+    accepts=NUMBER.for_op("Prod"),
 )
 
 
@@ -411,6 +416,7 @@ _reduce_logsumexp = defop(
         _expand_reduced(ns, g, x, axes, keepdims)
         * ns.exp(x - _as_kept(ns, out, x, axes)),
     ),
+    accepts=REAL_FLOATING.for_op("IsFinite"),
 )
 
 
@@ -432,7 +438,8 @@ def reduce_logsumexp(
         The reduced tensor, in the input's dtype.
 
     Raises:
-        TypeError: if the input is not floating point.
+        InvalidArgumentError: if the input is not floating point, as in
+            TensorFlow.
         InvalidArgumentError: if an axis is out of range.
 
     Example:
@@ -440,7 +447,8 @@ def reduce_logsumexp(
         np.float32(1000.6932)
     """
     x = convert_to_tensor(input_tensor)
-    require_float(x, "reduce_logsumexp")
+    # TensorFlow composes it of reduce_max, then is_finite: their refusals
+    _MAX.check(x)
     return _reduce(_reduce_logsumexp.op, x, axis, keepdims)
 
 
@@ -551,22 +559,24 @@ def argmin(
 _reduce_any = defop(
     "reduce_any",
     lambda x, *, axes, keepdims: np.any(x, axis=axes, keepdims=keepdims),
+    accepts=Accepts("bool", attr=None, op="Any"),
 )
 _reduce_all = defop(
     "reduce_all",
     lambda x, *, axes, keepdims: np.all(x, axis=axes, keepdims=keepdims),
+    accepts=Accepts("bool", attr=None, op="All"),
 )
 
 
 def _logical_reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Tensor:
-    x = convert_to_tensor(input_tensor)
-    if x._value.dtype != np.bool_:
-        raise InvalidArgumentError(
-            f"{op.name} needs a bool tensor, got {x.dtype.name}. Compare first, e.g. "
-            f"tf.{op.name}(x > 0), or cast with tf.cast(x, tf.bool).",
-            op=op.name,
-        )
-    return _reduce(op, x, axis, keepdims, numeric=False)
+    if not isinstance(input_tensor, (Tensor, Variable)) or isinstance(
+        axis, (list, tuple)
+    ):
+        # as TensorFlow: a Python or NumPy value is converted to bool, or
+        # refused; so is a tensor beside a list of axes (its eager fast path
+        # takes an int or None only, the other path converts every input)
+        input_tensor = convert_to_tensor(input_tensor, dtype=dtypes.bool)
+    return _reduce(op, input_tensor, axis, keepdims)
 
 
 def reduce_any(
@@ -651,7 +661,7 @@ def _cumsum_vjp(ns, g, out, x, *, axis, exclusive, reverse):
     return (ns.cumsum(g, axis=axis, exclusive=exclusive, reverse=not reverse),)
 
 
-_cumsum = defop("cumsum", _scan_forward(np.cumsum, 0), _cumsum_vjp)
+_cumsum = defop("cumsum", _scan_forward(np.cumsum, 0), _cumsum_vjp, accepts=NUMBER)
 
 
 def _cumprod_vjp(ns, g, out, x, *, axis, exclusive, reverse):
@@ -681,16 +691,12 @@ def _cumprod_vjp(ns, g, out, x, *, axis, exclusive, reverse):
 
 # A primitive: the product of the others has no division-free form in the other
 # ops, and its VJP above stays exact where the input has zeros.
-_cumprod = defop("cumprod", _scan_forward(np.cumprod, 1), _cumprod_vjp)
+_cumprod = defop("cumprod", _scan_forward(np.cumprod, 1), _cumprod_vjp, accepts=NUMBER)
 
 
 def _scan(op: Op, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Tensor:
     t = convert_to_tensor(x)
-    if t._value.dtype == np.bool_:
-        raise TypeError(
-            f"{op.name} needs a numeric tensor, got a bool tensor. Cast it first: "
-            "tf.cast(x, tf.int32)."
-        )
+    op.accepts.check(t)
     ndim = t._value.ndim
     if isinstance(axis, Tensor):
         axis = axis._value
@@ -735,7 +741,7 @@ def cumsum(
 
     Raises:
         InvalidArgumentError: if ``axis`` is out of range.
-        TypeError: for a bool tensor.
+        InvalidArgumentError: for a bool tensor, as in TensorFlow.
 
     Example:
         >>> cumsum([1.0, 2.0, 3.0]).numpy()
@@ -773,7 +779,7 @@ def cumprod(
 
     Raises:
         InvalidArgumentError: if ``axis`` is out of range.
-        TypeError: for a bool tensor.
+        InvalidArgumentError: for a bool tensor, as in TensorFlow.
 
     Example:
         >>> cumprod([2.0, 3.0, 4.0]).numpy()

@@ -33,16 +33,16 @@ def reduce_variance(
         The variances, in the input's dtype.
 
     Raises:
-        TypeError: if the input is not floating point (as in TensorFlow).
-        InvalidArgumentError: if an axis is out of range.
+        TypeError: for integers, as in TensorFlow.
+        InvalidArgumentError: for bool, or if an axis is out of range.
 
     Example:
         >>> reduce_variance([1.0, 2.0, 3.0, 4.0]).numpy()
         np.float32(1.25)
     """
     x = convert_to_tensor(input_tensor)
-    require_float(x, "reduce_variance")
     mean = reduce.reduce_mean(x, axis, keepdims=True)
+    require_float(x, "reduce_variance")
     return reduce.reduce_mean(math.square(math.subtract(x, mean)), axis, keepdims)
 
 
@@ -62,15 +62,14 @@ def reduce_std(
         The standard deviations, in the input's dtype.
 
     Raises:
-        TypeError: if the input is not floating point (as in TensorFlow).
-        InvalidArgumentError: if an axis is out of range.
+        TypeError: for integers, as in TensorFlow.
+        InvalidArgumentError: for bool, or if an axis is out of range.
 
     Example:
         >>> reduce_std([1.0, 3.0]).numpy()
         np.float32(1.0)
     """
     x = convert_to_tensor(input_tensor)
-    require_float(x, "reduce_std")
     return math.sqrt(reduce_variance(x, axis, keepdims))
 
 

@@ -528,7 +528,12 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
             op="pad",
         )
     if mode_name == "CONSTANT":
-        fill = convert_inputs((x, constant_values))[1]._value
+        if _is_python_zero(constant_values):
+            # zeros of the tensor's dtype, bool too: TensorFlow pads with its Pad
+            # op, which takes no value, unless constant_values != 0
+            fill = np.zeros((), x._value.dtype)
+        else:
+            fill = convert_inputs((x, constant_values))[1]._value
         if fill.ndim:
             raise ValueError(
                 f"pad: constant_values must be a scalar, got shape {list(fill.shape)}."
@@ -544,6 +549,14 @@ def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any
                 op="pad",
             )
     return _mirror_pad(x, pairs, reflect)
+
+
+def _is_python_zero(value: Any) -> bool:
+    return (
+        isinstance(value, (int, float, np.number, np.bool_))
+        and not isinstance(value, (Tensor, Variable))
+        and value == 0
+    )
 
 
 _reverse = defop(

@@ -11,13 +11,13 @@ from typing import Any
 
 import numpy as np
 
+from ..accepts import NN_FLOATING, Accepts
 from ..eager_tensor import constant_of
 from ..errors import InvalidArgumentError
 from ..namespace import register_helper
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from . import creation as _creation
-from ._util import float_tensor
 
 __all__ = [
     "log_softmax",
@@ -65,6 +65,7 @@ _softmax = defop(
     _softmax_forward,
     lambda ns, g, out, x, *, axis: (_softmax_vjp(ns, g, out, axis),),
     saves=("out",),
+    accepts=NN_FLOATING,
 )
 
 # A primitive, not x - logsumexp(x): the VJP g - softmax * sum(g) never forms
@@ -77,6 +78,7 @@ _log_softmax = defop(
         g - ns.exp(out) * ns.reduce_sum(g, axes=(ns.ndim(g) + axis,), keepdims=True),
     ),
     saves=("out",),
+    accepts=NN_FLOATING.for_op("LogSoftmax"),
 )
 
 
@@ -103,14 +105,15 @@ def softmax(logits: Any, axis: int | None = None, name: str | None = None) -> Te
         Probabilities of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``logits`` is not floating point.
+        InvalidArgumentError: if ``logits`` is not floating point.
         InvalidArgumentError: if ``axis`` is out of range.
 
     Example:
         >>> softmax([1000.0, 1000.0]).numpy()
         array([0.5, 0.5], dtype=float32)
     """
-    x = float_tensor(logits, "softmax")
+    x = convert_to_tensor(logits)
+    _softmax.op.accepts.check(x)
     return apply(_softmax.op, (x,), {"axis": _axis_from_end(axis, x.ndim, "softmax")})
 
 
@@ -128,14 +131,15 @@ def log_softmax(
         Log-probabilities of the input's shape and dtype.
 
     Raises:
-        TypeError: if ``logits`` is not floating point.
+        InvalidArgumentError: if ``logits`` is not floating point.
         InvalidArgumentError: if ``axis`` is out of range.
 
     Example:
         >>> log_softmax([0.0, -1000.0]).numpy()
         array([    0., -1000.], dtype=float32)
     """
-    x = float_tensor(logits, "log_softmax")
+    x = convert_to_tensor(logits)
+    _log_softmax.op.accepts.check(x)
     return apply(
         _log_softmax.op, (x,), {"axis": _axis_from_end(axis, x.ndim, "log_softmax")}
     )
@@ -203,6 +207,7 @@ _softmax_xent = defop(
         ),
     ),
     saves=("labels", "logits"),
+    accepts=Accepts(NN_FLOATING.allowed, op="SoftmaxCrossEntropyWithLogits", input=1),
 )
 
 
@@ -233,6 +238,7 @@ def softmax_cross_entropy_with_logits(
         np.float32(2000.0)
     """
     y, x = convert_inputs((labels, logits))
+    _softmax_xent.op.accepts.check(x)
     if y._value.shape != x._value.shape:
         raise InvalidArgumentError(
             f"logits and labels must be broadcastable: logits_size="
@@ -240,11 +246,6 @@ def softmax_cross_entropy_with_logits(
             "the logits' shape (one probability per class), or use "
             "sparse_softmax_cross_entropy_with_logits for class indices.",
             op="softmax_cross_entropy_with_logits",
-        )
-    if x._value.dtype.kind != "f":
-        raise TypeError(
-            f"softmax_cross_entropy_with_logits needs floating-point logits, got "
-            f"{x.dtype.name}. Cast them first: tf.cast(logits, tf.float32)."
         )
     a = _axis_from_end(axis, x.ndim, "softmax_cross_entropy_with_logits")
     return apply(_softmax_xent.op, (y, x), {"axis": a})
@@ -329,6 +330,9 @@ _sparse_xent = defop(
     (None, _sparse_xent_vjp_logits),
     same_dtype=False,
     saves=("labels", "logits"),
+    accepts=Accepts(
+        NN_FLOATING.allowed, op="SparseSoftmaxCrossEntropyWithLogits", input=1
+    ),
 )
 
 
@@ -359,7 +363,8 @@ def sparse_softmax_cross_entropy_with_logits(
         >>> sparse_softmax_cross_entropy_with_logits([0], [[1000.0, -1000.0]]).numpy()
         array([0.], dtype=float32)
     """
-    x = float_tensor(logits, "sparse_softmax_cross_entropy_with_logits")
+    x = convert_to_tensor(logits)
+    _sparse_xent.op.accepts.check(x)
     y = convert_to_tensor(labels)
     if y._value.dtype.kind not in "iu":
         raise TypeError(

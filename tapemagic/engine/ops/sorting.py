@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import dtypes
+from ..accepts import RELU6, SIGNED, Accepts
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
 from ..op import apply, defop
@@ -73,6 +74,12 @@ def _take_along(x: Tensor, order: np.ndarray, axis: int) -> Tensor:
     return _shape.transpose(picked, tuple(int(p) for p in np.argsort(perm)))
 
 
+# TensorFlow sorts with top_k, negating first (ascending): that negation
+# refuses bool; top_k itself refuses bool and complex
+_SORT = Accepts(SIGNED.allowed, op="Neg", also="uint8")
+_TOP_K = RELU6.for_op("TopKV2")
+
+
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
             stable: bool = False, name: str | None = None) -> Tensor:  # fmt: skip
     """The int32 indices that sort ``values`` along ``axis``.
@@ -102,6 +109,7 @@ def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
         array([1, 2, 0], dtype=int32)
     """
     x = convert_to_tensor(values)
+    _SORT.check(x)
     descending = _sort_direction(direction)
     ndim = x._value.ndim
     ax = check_axis(axis, ndim, "argsort")
@@ -151,6 +159,7 @@ def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
         array([[3., 2., 1.]], dtype=float32)
     """
     x = convert_to_tensor(values)
+    _SORT.check(x)
     ax = check_axis(axis, x._value.ndim, "sort")
     order = _order(x, ax, _sort_direction(direction))
     return _take_along(x, order._value, ax)
@@ -194,6 +203,7 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
         (array([9., 9., 3.], dtype=float32), array([1, 3, 2], dtype=int32))
     """
     x = convert_to_tensor(input)
+    _TOP_K.check(x)
     shape = x._value.shape
     if not shape:
         raise InvalidArgumentError(
