@@ -1013,3 +1013,9 @@ def test_integer_moments_divisions_and_bool_padding():
     assert repr(tf.pad(B, [[1, 0]])) == (
         "<tf.Tensor: shape=(3,), dtype=bool, numpy=array([False,  True, False])>"
     )
+
+
+def test_erf_keeps_the_sign_of_zero():
+    x = tf.constant([-0.0, 0.0, -1e-30])
+    assert np.signbit(tf.math.erf(x).numpy()).tolist() == [True, False, True]
+    assert np.signbit(tf.nn.gelu(x).numpy()).tolist() == [True, False, True]

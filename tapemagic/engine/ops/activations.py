@@ -337,7 +337,8 @@ def _erf_forward(x: np.ndarray) -> np.ndarray:
         if np.all(term <= 1e-17 * total):
             break
     value = np.minimum(total * np.exp(-a * a) * (2.0 / np.sqrt(np.pi)), 1.0)
-    return np.where(np.isnan(wide), wide, np.sign(wide) * value).astype(x.dtype)
+    # copysign, not sign: erf(-0.) is -0., as TensorFlow's
+    return np.where(np.isnan(wide), wide, np.copysign(value, wide)).astype(x.dtype)
 
 
 _TWO_OVER_SQRT_PI = 2.0 / _pymath.sqrt(_pymath.pi)  # a Python float: see _SELU_SCALE
