@@ -99,7 +99,6 @@ from ..engine.ops.math import (
 from ..engine.ops.reduce import (
     argmax,
     argmin,
-    cumsum,
     reduce_all,
     reduce_any,
     reduce_logsumexp,
@@ -109,6 +108,7 @@ from ..engine.ops.reduce import (
     reduce_prod,
     reduce_sum,
 )
+from ..engine.ops.scan import cumsum
 from ..engine.ops.shape import (
     broadcast_to,
     concat,

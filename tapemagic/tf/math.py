@@ -62,10 +62,9 @@ from ..engine.ops.nn import erf, l2_normalize, log_sigmoid, softplus, softsign
 from ..engine.ops.reduce import (
     argmax,
     argmin,
-    cumprod,
-    cumsum,
     reduce_all,
     reduce_any,
+    reduce_euclidean_norm,
     reduce_logsumexp,
     reduce_max,
     reduce_mean,
@@ -73,11 +72,8 @@ from ..engine.ops.reduce import (
     reduce_prod,
     reduce_sum,
 )
-from ..engine.ops.reductions import (
-    reduce_euclidean_norm,
-    reduce_std,
-    reduce_variance,
-)
+from ..engine.ops.reductions import reduce_std, reduce_variance
+from ..engine.ops.scan import cumprod, cumsum
 from ..engine.ops.sorting import top_k
 
 # TensorFlow's other names for the same ops

@@ -1019,3 +1019,25 @@ def test_erf_keeps_the_sign_of_zero():
     x = tf.constant([-0.0, 0.0, -1e-30])
     assert np.signbit(tf.math.erf(x).numpy()).tolist() == [True, False, True]
     assert np.signbit(tf.nn.gelu(x).numpy()).tolist() == [True, False, True]
+
+
+def test_the_euclidean_norms_gradient_is_x_over_norm_over_g():
+    # TensorFlow's EuclideanNorm gradient, x / (norm / g): NaN at a zero norm
+    # whatever g, and where g is 0 the second derivative is NaN
+    x = tf.constant([[0.0, 0.0], [3.0, 4.0], [1.0, -1.0]])
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.math.reduce_euclidean_norm(x, axis=1)
+        d = tape.gradient(y, x, output_gradients=tf.constant([0.0, 1.0, 0.0]))
+    dd = outer.gradient(d, x)
+    nan = np.nan
+    np.testing.assert_allclose(
+        d.numpy(), [[nan, nan], [0.6000000238418579, 0.800000011920929], [0.0, -0.0]]
+    )
+    np.testing.assert_allclose(
+        dd.numpy(),
+        [[nan, nan], [0.03200000524520874, -0.02399998903274536], [nan, nan]],
+        rtol=1e-5,
+    )

@@ -3,9 +3,9 @@
 Modules group ops by kind and import each other only downwards, in this order:
 ``math`` (elementwise; the gradients of sqrt, rsqrt and reciprocal, primitives
 as in TensorFlow, in ``math_grads``, which it imports), ``indexing`` and
-``shape`` (moving elements; ``shape`` re-exports ``indexing``), ``reduce``,
-``creation``, ``decompositions`` and ``norms``, ``linalg`` (re-exporting those
-two under ``tf.linalg``'s names), then the neural-network ops
+``shape`` (moving elements; ``shape`` re-exports ``indexing``), ``reduce`` and
+``scan``, ``creation``, ``decompositions`` and ``norms``, ``linalg``
+(re-exporting those two under ``tf.linalg``'s names), then the neural-network ops
 (``activations``, ``softmax``, ``conv``, ``pooling``, and ``nn``, which
 composes ops and re-exports the rest under ``tf.nn``'s names).
 The ops composed of others sit apart from the primitives, one module per area:
@@ -16,8 +16,8 @@ VJPs import nothing: they call the ops they need through the namespace they
 run in (engine/namespace.py). Importing this package registers the core of the
 library in :data:`tapemagic.engine.op.OP_TABLE` (the modules a tensor's
 operators and their gradients use: ``math``, ``indexing``, ``shape``,
-``reduce``, ``linalg`` with ``decompositions`` and ``norms``) and binds Python's
-operators on tensors to them (``operators``). The other modules load on first
+``reduce``, ``scan``, ``linalg`` with ``decompositions`` and ``norms``) and binds
+Python's operators on tensors to them (``operators``). The other modules load on first
 use, as attributes of this package or when imported (:func:`load_all` loads
 them all), so a program that only takes gradients of arithmetic starts without
 them. The ops a module's VJPs call are registered whenever the module is: they
@@ -41,6 +41,7 @@ from . import (
     norms,
     operators,
     reduce,
+    scan,
     shape,
 )
 
@@ -98,6 +99,7 @@ __all__ = [
     "pooling",
     "reduce",
     "reductions",
+    "scan",
     "shape",
     "softmax",
     "sorting",

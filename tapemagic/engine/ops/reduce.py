@@ -1,5 +1,5 @@
-"""Reductions: sum, mean, max, min, prod, logsumexp, argmax, argmin, any, all,
-and the scans cumsum and cumprod.
+"""Reductions: sum, mean, max, min, prod, logsumexp, the euclidean norm, argmax,
+argmin, any, all (the scans cumsum and cumprod are in ``scan``).
 
 The VJP of a reduction reshapes ``g`` back to the input's rank (size-1 axes where
 it reduced) and broadcasts. Axes are counted from the end so that cotangents with
@@ -18,6 +18,7 @@ from ..accepts import NUMBER, REAL_FLOATING, Accepts
 from ..errors import InvalidArgumentError
 from ..op import Op, apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
+from . import math as _math
 from ._util import normalize_axes
 
 # reduce_max's and reduce_min's dtypes, as TensorFlow lists them
@@ -30,10 +31,9 @@ _MAX = Accepts(
 __all__ = [
     "argmax",
     "argmin",
-    "cumprod",
-    "cumsum",
     "reduce_all",
     "reduce_any",
+    "reduce_euclidean_norm",
     "reduce_logsumexp",
     "reduce_max",
     "reduce_mean",
@@ -452,6 +452,65 @@ def reduce_logsumexp(
     return _reduce(_reduce_logsumexp.op, x, axis, keepdims)
 
 
+# -- euclidean norm -----------------------------------------------------------------
+
+
+def _euclidean_norm_forward(
+    x: np.ndarray, *, axes: tuple, keepdims: bool
+) -> np.ndarray:
+    return np.sqrt(np.add.reduce(x * x, axis=axes, keepdims=keepdims, dtype=x.dtype))
+
+
+# A primitive, as TensorFlow's EuclideanNorm, with its gradient x / (norm / g):
+# NaN at an all-zero group, also where g is 0 (the square root of a sum of
+# squares, composed, gives 0 there), and a second derivative through that
+# division, as TensorFlow's.
+_reduce_euclidean_norm = defop(
+    "reduce_euclidean_norm",
+    _euclidean_norm_forward,
+    lambda ns, g, out, x, *, axes, keepdims: (
+        x / (_as_kept(ns, out, x, axes) / _expand_reduced(ns, g, x, axes, keepdims)),
+    ),
+    saves=("x", "out"),
+    accepts=NUMBER.for_op("EuclideanNorm"),
+)
+
+
+def reduce_euclidean_norm(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """``sqrt(reduce_sum(x * x, axis))``: the 2-norm over ``axis``.
+
+    A primitive, as TensorFlow's ``EuclideanNorm``, with its gradient
+    ``x / (norm / g)``: NaN at an all-zero group, also where ``g`` is 0. Integer inputs
+    give an integer result, the square root truncated toward zero (the norm of
+    int32 ``[[1, 2, 3], [1, 1, 1]]`` is 4), as in TensorFlow.
+
+    Args:
+        input_tensor: a numeric tensor.
+        axis: None (every axis), an int or a list of ints; negative counts from
+            the end.
+        keepdims: keep the reduced axes with size 1.
+        name: ignored; accepted for TensorFlow compatibility.
+
+    Returns:
+        The norms, in the input's dtype.
+
+    Raises:
+        InvalidArgumentError: if an axis is out of range, or the input is bool.
+
+    Example:
+        >>> reduce_euclidean_norm([[3.0, 4.0], [6.0, 8.0]], axis=1).numpy()
+        array([ 5., 10.], dtype=float32)
+    """
+    x = convert_to_tensor(input_tensor)
+    if x._value.dtype.kind in "iu":
+        # computed in float64 and truncated back, as TensorFlow's integer kernel
+        total = reduce_sum(_math.multiply(x, x), axis, keepdims)
+        return _math.cast(_math.sqrt(_math.cast(total, dtypes.float64)), x.dtype)
+    return _reduce(_reduce_euclidean_norm.op, x, axis, keepdims)
+
+
 # -- argmax, argmin (not differentiable) -------------------------------------------
 
 
@@ -627,164 +686,3 @@ def reduce_all(
         array([ True, False])
     """
     return _logical_reduce(_reduce_all.op, input_tensor, axis, keepdims)
-
-
-# -- cumulative sums and products ---------------------------------------------------
-#
-# Both store `axis` counted from the end, so the same axis names the scanned axis
-# of a cotangent with leading batch axes.
-
-
-def _shift_in(a: np.ndarray, axis: int, fill: Any) -> np.ndarray:
-    """``a`` shifted one step along ``axis``, ``fill`` entering first."""
-    width = [(0, 0)] * a.ndim
-    width[axis] = (1, 0)
-    key = [slice(None)] * a.ndim
-    key[axis] = slice(0, -1)
-    return np.pad(a, width, constant_values=fill)[tuple(key)]
-
-
-def _scan_forward(numpy_scan, fill):
-    def forward(x: np.ndarray, *, axis: int, exclusive: bool, reverse: bool):
-        data = np.flip(x, axis) if reverse else x
-        out = numpy_scan(data, axis=axis, dtype=x.dtype)
-        if exclusive:
-            out = _shift_in(out, axis, fill)
-        return np.flip(out, axis) if reverse else out
-
-    return forward
-
-
-def _cumsum_vjp(ns, g, out, x, *, axis, exclusive, reverse):
-    # Linear: out = C x with C (strictly, if exclusive) triangular, so g_x = C^T g,
-    # the same scan run the other way.
-    return (ns.cumsum(g, axis=axis, exclusive=exclusive, reverse=not reverse),)
-
-
-_cumsum = defop("cumsum", _scan_forward(np.cumsum, 0), _cumsum_vjp, accepts=NUMBER)
-
-
-def _cumprod_vjp(ns, g, out, x, *, axis, exclusive, reverse):
-    # d out_i / d x_k is the product of the scanned x_j (j before i, or up to i)
-    # except x_k, for k in the scan before i. Where no x up to and including k is
-    # zero, that is out_i / x_k, so g_x = cumsum(g * out, other way) / x (what
-    # TensorFlow computes everywhere). At the first zero z of each scan it is the
-    # same product with x_z replaced by 1; past z it is 0. No division by zero, so
-    # the gradient is exact with zeros. Second derivatives there miss the terms
-    # past z (their value is 0, their slope in x_z is not).
-    total = ns.cumsum(g * out, axis=axis, exclusive=exclusive, reverse=not reverse)
-    zeros = ns.equal(x, 0)
-    if not np.any(ns.value(zeros)):
-        return (total / x,)
-    zero_count = ns.cast(zeros, dtype=ns.dtype(x))
-    before = ns.cumsum(zero_count, axis=axis, exclusive=True, reverse=reverse)
-    clean = ns.equal(before + zero_count, 0)
-    first = ns.logical_and(zeros, ns.equal(before, 0))
-    without_first = ns.where(first, 1, x)
-    others = ns.cumprod(without_first, axis=axis, exclusive=exclusive, reverse=reverse)
-    at_first = ns.cumsum(
-        g * others, axis=axis, exclusive=exclusive, reverse=not reverse
-    )
-    inside = total / ns.where(clean, x, 1)
-    return (ns.where(clean, inside, ns.where(first, at_first, 0)),)
-
-
-# A primitive: the product of the others has no division-free form in the other
-# ops, and its VJP above stays exact where the input has zeros.
-_cumprod = defop("cumprod", _scan_forward(np.cumprod, 1), _cumprod_vjp, accepts=NUMBER)
-
-
-def _scan(op: Op, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Tensor:
-    t = convert_to_tensor(x)
-    op.accepts.check(t)
-    ndim = t._value.ndim
-    if isinstance(axis, Tensor):
-        axis = axis._value
-    axis = int(axis)
-    if not -ndim <= axis < ndim:
-        raise InvalidArgumentError(
-            f"{op.name}: expected axis in the range [{-ndim}, {ndim}), but got "
-            f"{axis} (input shape {list(t._value.shape)}). A scalar has no axis to "
-            "scan: reshape it to a vector first.",
-            op=op.name,
-        )
-    params = {
-        "axis": axis % ndim - ndim,
-        "exclusive": bool(exclusive),
-        "reverse": bool(reverse),
-    }
-    return apply(op, (t,), params)
-
-
-def cumsum(
-    x: Any,
-    axis: Any = 0,
-    exclusive: bool = False,
-    reverse: bool = False,
-    name: str | None = None,
-) -> Tensor:
-    """Running sums along ``axis``: ``[a, a + b, a + b + c]``.
-
-    ``exclusive=True`` leaves each element out of its own sum (``[0, a, a + b]``);
-    ``reverse=True`` sums from the end (``[a + b + c, b + c, c]``). The gradient
-    is the same scan run the other way.
-
-    Args:
-        x: a numeric tensor of rank >= 1.
-        axis: the axis to scan (default 0); negative counts from the end.
-        exclusive: leave each element out of its own sum.
-        reverse: scan from the last element to the first.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of ``x``'s shape and dtype.
-
-    Raises:
-        InvalidArgumentError: if ``axis`` is out of range.
-        InvalidArgumentError: for a bool tensor, as in TensorFlow.
-
-    Example:
-        >>> cumsum([1.0, 2.0, 3.0]).numpy()
-        array([1., 3., 6.], dtype=float32)
-        >>> cumsum([1.0, 2.0, 3.0], exclusive=True, reverse=True).numpy()
-        array([5., 3., 0.], dtype=float32)
-    """
-    return _scan(_cumsum.op, x, axis, exclusive, reverse)
-
-
-def cumprod(
-    x: Any,
-    axis: Any = 0,
-    exclusive: bool = False,
-    reverse: bool = False,
-    name: str | None = None,
-) -> Tensor:
-    """Running products along ``axis``: ``[a, a * b, a * b * c]``.
-
-    ``exclusive`` and ``reverse`` work as in :func:`cumsum` (the exclusive product
-    starts at 1). The gradient is exact where ``x`` has zeros (TensorFlow divides
-    by ``x`` there and gives 0 at the zero instead): for ``[2, 0, 3]`` it is
-    ``[1, 8, 0]``. Second derivatives at inputs with exact zeros miss the terms
-    past the first zero of a scan.
-
-    Args:
-        x: a numeric tensor of rank >= 1.
-        axis: the axis to scan (default 0); negative counts from the end.
-        exclusive: leave each element out of its own product.
-        reverse: scan from the last element to the first.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        A tensor of ``x``'s shape and dtype.
-
-    Raises:
-        InvalidArgumentError: if ``axis`` is out of range.
-        InvalidArgumentError: for a bool tensor, as in TensorFlow.
-
-    Example:
-        >>> cumprod([2.0, 3.0, 4.0]).numpy()
-        array([ 2.,  6., 24.], dtype=float32)
-        >>> cumprod([2.0, 3.0, 4.0], exclusive=True).numpy()
-        array([1., 2., 6.], dtype=float32)
-    """
-    return _scan(_cumprod.op, x, axis, exclusive, reverse)

@@ -1,17 +1,17 @@
 """Reductions composed of the primitives in ``reduce`` and ``math``: variance,
-standard deviation and the euclidean norm. They need no VJP of their own.
+standard deviation (the euclidean norm is a primitive, in ``reduce``). They
+need no VJP of their own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .. import dtypes
 from ..tensor import Tensor, convert_to_tensor
 from . import math, reduce
 from ._util import require_float
 
-__all__ = ["reduce_euclidean_norm", "reduce_std", "reduce_variance"]
+__all__ = ["reduce_std", "reduce_variance"]
 
 
 # -- variance and standard deviation (composed) ------------------------------------
@@ -74,38 +74,3 @@ def reduce_std(
 
 
 # -- euclidean norm (composed) -----------------------------------------------------
-
-
-def reduce_euclidean_norm(
-    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
-) -> Tensor:
-    """``sqrt(reduce_sum(x * x, axis))``: the 2-norm over ``axis``.
-
-    Composed of a multiply, a sum and a square root, so the gradient is
-    ``x / norm``; at an all-zero group it is NaN, as in TensorFlow. Integer inputs
-    give an integer result, the square root truncated toward zero (the norm of
-    int32 ``[[1, 2, 3], [1, 1, 1]]`` is 4), as in TensorFlow.
-
-    Args:
-        input_tensor: a numeric tensor.
-        axis: None (every axis), an int or a list of ints; negative counts from
-            the end.
-        keepdims: keep the reduced axes with size 1.
-        name: ignored; accepted for TensorFlow compatibility.
-
-    Returns:
-        The norms, in the input's dtype.
-
-    Raises:
-        InvalidArgumentError: if an axis is out of range, or the input is bool.
-
-    Example:
-        >>> reduce_euclidean_norm([[3.0, 4.0], [6.0, 8.0]], axis=1).numpy()
-        array([ 5., 10.], dtype=float32)
-    """
-    x = convert_to_tensor(input_tensor)
-    total = reduce.reduce_sum(math.multiply(x, x), axis, keepdims)
-    if x._value.dtype.kind in "iu":
-        # computed in float64 and truncated back, as TensorFlow's integer kernel
-        return math.cast(math.sqrt(math.cast(total, dtypes.float64)), x.dtype)
-    return math.sqrt(total)

@@ -13,6 +13,7 @@ from tapemagic.engine.errors import InvalidArgumentError
 from tapemagic.engine.ops import math as M
 from tapemagic.engine.ops import reduce as R
 from tapemagic.engine.ops import reductions as RS
+from tapemagic.engine.ops import scan as SC
 
 
 def grad(fn, value, dtype=np.float64):
@@ -349,25 +350,25 @@ def test_variable_reads_are_watched_through_reductions() -> None:
 
 def test_cumsum_follows_tensorflows_examples() -> None:
     x = np.array([2, 4, 6, 8], np.int32)
-    assert R.cumsum(x).numpy().tolist() == [2, 6, 12, 20]
-    assert R.cumsum(x).dtype == dtypes.int32
+    assert SC.cumsum(x).numpy().tolist() == [2, 6, 12, 20]
+    assert SC.cumsum(x).dtype == dtypes.int32
     y = np.array([[2, 4, 6, 8], [1, 3, 5, 7]], np.int32)
-    assert R.cumsum(y, axis=0).numpy().tolist() == [[2, 4, 6, 8], [3, 7, 11, 15]]
-    assert R.cumsum(y, axis=1).numpy().tolist() == [[2, 6, 12, 20], [1, 4, 9, 16]]
-    assert R.cumsum(x, exclusive=True).numpy().tolist() == [0, 2, 6, 12]
-    assert R.cumsum(x, reverse=True).numpy().tolist() == [20, 18, 14, 8]
-    both = R.cumsum(x, exclusive=True, reverse=True)
+    assert SC.cumsum(y, axis=0).numpy().tolist() == [[2, 4, 6, 8], [3, 7, 11, 15]]
+    assert SC.cumsum(y, axis=1).numpy().tolist() == [[2, 6, 12, 20], [1, 4, 9, 16]]
+    assert SC.cumsum(x, exclusive=True).numpy().tolist() == [0, 2, 6, 12]
+    assert SC.cumsum(x, reverse=True).numpy().tolist() == [20, 18, 14, 8]
+    both = SC.cumsum(x, exclusive=True, reverse=True)
     assert both.numpy().tolist() == [18, 14, 8, 0]
 
 
 def test_cumprod_follows_tensorflows_examples() -> None:
     x = [2.0, 3.0, 4.0]  # [a, b, c]
-    assert R.cumprod(x).numpy().tolist() == [2.0, 6.0, 24.0]
-    assert R.cumprod(x, exclusive=True).numpy().tolist() == [1.0, 2.0, 6.0]
-    assert R.cumprod(x, reverse=True).numpy().tolist() == [24.0, 12.0, 4.0]
-    both = R.cumprod(x, exclusive=True, reverse=True)
+    assert SC.cumprod(x).numpy().tolist() == [2.0, 6.0, 24.0]
+    assert SC.cumprod(x, exclusive=True).numpy().tolist() == [1.0, 2.0, 6.0]
+    assert SC.cumprod(x, reverse=True).numpy().tolist() == [24.0, 12.0, 4.0]
+    both = SC.cumprod(x, exclusive=True, reverse=True)
     assert both.numpy().tolist() == [12.0, 4.0, 1.0]
-    ints = R.cumprod(np.array([[1, 2], [3, 4]], np.int32), axis=-1)
+    ints = SC.cumprod(np.array([[1, 2], [3, 4]], np.int32), axis=-1)
     assert ints.dtype == dtypes.int32 and ints.numpy().tolist() == [[1, 2], [3, 12]]
 
 
@@ -379,7 +380,7 @@ def _weighted(fn, w):
 @pytest.mark.parametrize("reverse", [False, True])
 def test_cumsum_gradient_is_the_scan_the_other_way(exclusive, reverse) -> None:
     w = np.array([1.0, 10.0, 100.0, 1000.0])
-    g = grad(_weighted(lambda x: R.cumsum(x, 0, exclusive, reverse), w), np.ones(4))
+    g = grad(_weighted(lambda x: SC.cumsum(x, 0, exclusive, reverse), w), np.ones(4))
     # element k is counted in the sums at i >= k (or i <= k when reversed)
     after = np.cumsum(w[::-1])[::-1] if not reverse else np.cumsum(w)
     if exclusive:
@@ -409,17 +410,17 @@ def _cumprod_gradient_reference(x, w, exclusive, reverse):
 )
 def test_cumprod_gradient_is_exact_with_zeros(x, exclusive, reverse) -> None:
     w = np.array([1.0, -2.0, 3.0, 0.5])
-    fn = _weighted(lambda t: R.cumprod(t, 0, exclusive, reverse), w)
+    fn = _weighted(lambda t: SC.cumprod(t, 0, exclusive, reverse), w)
     want = _cumprod_gradient_reference(x, w, exclusive, reverse)
     np.testing.assert_allclose(grad(fn, x), want, rtol=1e-12, atol=1e-12)
 
 
 def test_cumprod_gradient_at_a_zero_by_hand() -> None:
     # sum(cumprod([a, b, c])) = a + ab + abc: gradient (1 + b + bc, a + ac, ab)
-    g = grad(lambda x: R.reduce_sum(R.cumprod(x)), [2.0, 0.0, 3.0])
+    g = grad(lambda x: R.reduce_sum(SC.cumprod(x)), [2.0, 0.0, 3.0])
     assert g.tolist() == [1.0, 8.0, 0.0]
     # along axis 1 of a batch, each row on its own
-    g = grad(lambda x: R.reduce_sum(R.cumprod(x, axis=1)), [[2.0, 0.0, 3.0]] * 2)
+    g = grad(lambda x: R.reduce_sum(SC.cumprod(x, axis=1)), [[2.0, 0.0, 3.0]] * 2)
     assert g.tolist() == [[1.0, 8.0, 0.0]] * 2
 
 
@@ -431,7 +432,7 @@ def test_cumprod_hessian_by_hand() -> None:
         outer.watch(x)
         with GradientTape() as inner:
             inner.watch(x)
-            f = R.reduce_sum(R.cumprod(x))
+            f = R.reduce_sum(SC.cumprod(x))
         g = inner.gradient(f, x)
     hessian = outer.jacobian(g, x).numpy()
     want = [[0.0, 1 + c, b], [1 + c, 0.0, a], [b, a, 0.0]]
@@ -440,16 +441,16 @@ def test_cumprod_hessian_by_hand() -> None:
 
 def test_scan_errors() -> None:
     with pytest.raises(InvalidArgumentError, match=r"range \[-2, 2\), but got 2"):
-        R.cumsum(np.ones((2, 3)), axis=2)
+        SC.cumsum(np.ones((2, 3)), axis=2)
     with pytest.raises(InvalidArgumentError, match="scalar has no axis"):
-        R.cumprod(3.0)
+        SC.cumprod(3.0)
     with pytest.raises(InvalidArgumentError, match=r"of bool .*\[Op:Cumsum\]"):
-        R.cumsum([True, False])
+        SC.cumsum([True, False])
 
 
 def test_scans_take_an_int_tensor_axis() -> None:
     x = np.arange(6.0).reshape(2, 3)
-    got = R.cumsum(x, axis=Tensor(np.int32(-1))).numpy()
+    got = SC.cumsum(x, axis=Tensor(np.int32(-1))).numpy()
     np.testing.assert_array_equal(got, np.cumsum(x, axis=-1))
 
 
@@ -458,20 +459,20 @@ def test_scans_take_an_int_tensor_axis() -> None:
 
 def test_reduce_euclidean_norm_follows_tensorflows_examples() -> None:
     x = np.array([[1, 2, 3], [1, 1, 1]], np.int32)
-    ints = RS.reduce_euclidean_norm(x)
+    ints = R.reduce_euclidean_norm(x)
     assert ints.dtype == dtypes.int32 and ints.numpy() == 4  # sqrt(17), truncated
     y = x.astype(np.float32)
-    assert RS.reduce_euclidean_norm(y).numpy() == np.float32(np.sqrt(17.0))
+    assert R.reduce_euclidean_norm(y).numpy() == np.float32(np.sqrt(17.0))
     np.testing.assert_allclose(
-        RS.reduce_euclidean_norm(y, 0).numpy(), np.sqrt([2.0, 5.0, 10.0]), rtol=1e-6
+        R.reduce_euclidean_norm(y, 0).numpy(), np.sqrt([2.0, 5.0, 10.0]), rtol=1e-6
     )
-    kept = RS.reduce_euclidean_norm(y, 1, keepdims=True).numpy()
+    kept = R.reduce_euclidean_norm(y, 1, keepdims=True).numpy()
     np.testing.assert_allclose(kept, [[np.sqrt(14.0)], [np.sqrt(3.0)]], rtol=1e-6)
-    assert RS.reduce_euclidean_norm(y, [0, 1]).numpy() == np.float32(np.sqrt(17.0))
+    assert R.reduce_euclidean_norm(y, [0, 1]).numpy() == np.float32(np.sqrt(17.0))
 
 
 def test_reduce_euclidean_norm_gradient_and_nan_at_zero() -> None:
-    g = grad(lambda x: RS.reduce_euclidean_norm(x, axis=1), [[3.0, 4.0], [0.0, 0.0]])
+    g = grad(lambda x: R.reduce_euclidean_norm(x, axis=1), [[3.0, 4.0], [0.0, 0.0]])
     np.testing.assert_allclose(g[0], [0.6, 0.8], rtol=1e-15)  # x / norm
     assert np.isnan(g[1]).all()  # 0 / 0, as in TensorFlow
 
@@ -479,7 +480,7 @@ def test_reduce_euclidean_norm_gradient_and_nan_at_zero() -> None:
 def test_new_reduce_names_are_exported_where_tensorflow_has_them() -> None:
     import tapemagic.tf as tf
 
-    assert tf.cumsum is tf.math.cumsum is R.cumsum
-    assert tf.math.cumprod is R.cumprod and not hasattr(tf, "cumprod")
-    assert tf.math.reduce_euclidean_norm is RS.reduce_euclidean_norm
+    assert tf.cumsum is tf.math.cumsum is SC.cumsum
+    assert tf.math.cumprod is SC.cumprod and not hasattr(tf, "cumprod")
+    assert tf.math.reduce_euclidean_norm is R.reduce_euclidean_norm
     assert not hasattr(tf, "reduce_euclidean_norm")
