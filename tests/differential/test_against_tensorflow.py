@@ -4,7 +4,7 @@ Each program (generate.py) runs once with ``tapemagic.tf`` and once with
 ``tensorflow`` through the same interpreter (program.py); compare.py says
 what must agree. A difference fails with the program as Python, shrunk by
 hypothesis; it is fixed in tapemagic and kept, with what TensorFlow printed,
-in test_regressions.py (which needs no TensorFlow).
+in test_regressions*.py (which need no TensorFlow).
 
 Budget: tests/fuzz/budget.py. CI runs a fixed derandomized set; for a long run
 ``TAPEMAGIC_FUZZ_EXAMPLES=5000 python -m pytest tests/differential -q
