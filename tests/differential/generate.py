@@ -138,8 +138,15 @@ def _with_tapes(draw: Callable, g: Draft, n: int, steps: tuple) -> Program:
         watch=tuple(draw(watch)),
     )
     # a boolean step value is never a target: TensorFlow raises LookupError
-    # for a seed that reaches is_nan, is_inf or is_finite (docs/RELIABILITY.md)
-    targets = [i for i, v in pool.items() if i >= n and v.dtype != "bool"]
+    # for a seed that reaches is_nan, is_inf or is_finite; nor an integer's
+    # round, which is its input itself (a Variable's read: RELIABILITY.md)
+    targets = [
+        i
+        for i, v in pool.items()
+        if i >= n
+        and v.dtype != "bool"
+        and not (g.steps[i - n][0] == "round" and v.dtype in INT)
+    ]
     targets = targets or [i for i in pool if i < n]
     sources = _sources(draw, list(pool), 3)
     count = draw(st.integers(1, 2))

@@ -1,8 +1,9 @@
 """The op library: every primitive declared once, forward beside VJP.
 
 Modules group ops by kind and import each other only downwards, in this order:
-``math`` (elementwise; the gradients of sqrt, rsqrt and reciprocal, primitives
-as in TensorFlow, in ``math_grads``, which it imports), ``indexing`` and
+``math`` (elementwise; the transcendental functions in ``elementary`` and the
+gradients of sqrt, rsqrt and reciprocal, primitives as in TensorFlow, in
+``math_grads``, both of which it imports and re-exports the first), ``indexing`` and
 ``shape`` (moving elements; ``shape`` re-exports ``indexing``), ``reduce`` and
 ``scan``, ``creation``, ``decompositions`` and ``norms``, ``linalg``
 (re-exporting those two under ``tf.linalg``'s names), then the neural-network ops
@@ -35,6 +36,7 @@ from .. import eager_tensor as _eager_tensor
 from .. import variable as _variable
 from . import (
     decompositions,
+    elementary,
     indexing,
     linalg,
     math,
@@ -89,6 +91,7 @@ __all__ = [
     "conv",
     "creation",
     "decompositions",
+    "elementary",
     "indexing",
     "linalg",
     "load_all",

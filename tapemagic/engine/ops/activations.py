@@ -18,7 +18,8 @@ from .. import dtypes
 from ..accepts import FLOATING, NN_FLOATING, REAL_FLOATING, RELU6, Accepts
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
-from .math import _sigmoid_forward, cast
+from .elementary import _sigmoid_forward
+from .math import cast
 
 __all__ = [
     "elu",

@@ -73,7 +73,8 @@ def _softmax_xent(raw_labels, logits, axis):
 
 def _xent_labels_and_axis(data, shapes) -> tuple:
     # labels as data, not a watched input: the backprop's VJP for its labels is
-    # zeros, as TensorFlow's (tests/differential/test_regressions_second_order.py), not -1
+    # zeros, as TensorFlow's, not -1
+    # (tests/differential/test_regressions_second_order.py)
     labels = data.draw(
         hnp.arrays(np.float64, shapes[0], elements=st.floats(0.1, 1.0)),
         label="labels",
