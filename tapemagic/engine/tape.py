@@ -28,7 +28,7 @@ from typing import Any
 from . import hooks as _hooks
 from . import jacobian as _jacobian
 from . import nest
-from . import op as _op
+from . import saves as _saves
 from .backprop import backward
 from .context import new_id, state
 from .eager_tensor import EagerTensor, _ref
@@ -40,7 +40,7 @@ from .hooks import (
     set_explain_default,
     set_explain_factory,
 )
-from .op import Op, Stub, slim
+from .op import Op
 from .request import (
     _LEAVES,
     _PACKAGE_DIR,
@@ -56,6 +56,7 @@ from .request import (
     _warn_not_floating,
     unwatchable,
 )
+from .saves import Stub, slim
 from .tensor import Tensor, Variable
 
 __all__ = [
@@ -218,7 +219,7 @@ class GradientTape:
         # values too small to be worth a stub stay. (-1 is the one output.)
         for i in dropped:
             value = (outputs[0] if i < 0 else inputs[i])._value
-            if value.nbytes >= _op.STUB_MIN_BYTES:
+            if value.nbytes >= _saves.STUB_MIN_BYTES:
                 inputs, outputs = slim(op, inputs, outputs, dropped)
                 break
         self._nodes.append((op, inputs, outputs, params))

@@ -29,7 +29,7 @@ from hypothesis.extra import numpy as hnp
 
 from tapemagic.engine import GradientTape, Tensor
 from tapemagic.engine import backprop as backprop_module
-from tapemagic.engine import op as op_module
+from tapemagic.engine import saves as saves_module
 from tapemagic.engine.backprop import backward
 from tapemagic.engine.errors import InvalidArgumentError
 from tapemagic.engine.ops.reduce import reduce_sum
@@ -141,8 +141,8 @@ def check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None
     """Run every check of ``case`` on one set of shapes (AssertionError on failure)."""
     # Every value a VJP does not declare in `saves` becomes a stub, however small,
     # so a wrong declaration fails here rather than only on large arrays.
-    threshold = op_module.STUB_MIN_BYTES
-    op_module.STUB_MIN_BYTES = 0
+    threshold = saves_module.STUB_MIN_BYTES
+    saves_module.STUB_MIN_BYTES = 0
     # An op's VJP must run on arrays: a sweep on arrays that falls back to
     # tensors (it does when an op of the rule refuses its input) would compare
     # the tensor VJP with itself.
@@ -159,7 +159,7 @@ def check_case(case: Case, input_shapes: tuple, extra: tuple, seed: int) -> None
     try:
         _check_case(case, input_shapes, extra, seed)
     finally:
-        op_module.STUB_MIN_BYTES = threshold
+        saves_module.STUB_MIN_BYTES = threshold
         backprop_module._tensor_vjp_on_arrays = fallback
 
 
