@@ -27,6 +27,7 @@ from .eager_tensor import _notify_fresh, constant_of, tensor_of
 from .op import apply
 from .tensor import Tensor
 from .trace import host_call
+from .variable import shape_mismatch
 
 __all__ = ["Plan", "compile_plan", "run_on_tensors"]
 
@@ -275,10 +276,7 @@ def _assign(variable: Any, value: Any, owned: bool) -> None:
     if not isinstance(value, np.ndarray) or value.dtype != old.dtype or not owned:
         value = np.array(value, dtype=old.dtype, copy=True)
     if value.shape != old.shape:
-        raise ValueError(
-            f"Cannot assign a value of shape {value.shape} to variable "
-            f"{variable.name!r} of shape {old.shape}. The shapes must match."
-        )
+        raise shape_mismatch(variable, value.shape)
     value.flags.writeable = False
     _set(variable, value)
 
@@ -302,10 +300,7 @@ def _update(variable: Any, ufunc: np.ufunc, delta: Any) -> None:
         return
     new = np.asarray(ufunc(old, np.asarray(delta, dtype=old.dtype)))
     if new.shape != old.shape:
-        raise ValueError(
-            f"Cannot assign a value of shape {new.shape} to variable "
-            f"{variable.name!r} of shape {old.shape}. The shapes must match."
-        )
+        raise shape_mismatch(variable, new.shape)
     new.flags.writeable = False
     _set(variable, new)
 

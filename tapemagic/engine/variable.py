@@ -30,7 +30,7 @@ from .errors import InvalidArgumentError
 from .events import AssignEvent, ReadEvent, VariableEvent
 from .tensor_shape import TensorShape
 
-__all__ = ["ResourceVariable", "Variable", "backing_variable"]
+__all__ = ["ResourceVariable", "Variable", "backing_variable", "shape_mismatch"]
 
 _new = object.__new__
 
@@ -283,10 +283,7 @@ class Variable(_Operators):
             _notify_assigning(self)
         old = self._snapshot._value
         if new.shape != old.shape:
-            raise ValueError(
-                f"Cannot assign a value of shape {new.shape} to variable "
-                f"{self.name!r} of shape {old.shape}. The shapes must match."
-            )
+            raise shape_mismatch(self, new.shape)
         self._snapshot = _snapshot(new, self._id)
         self._notify_assign(value, kind, operand)
 
@@ -536,3 +533,11 @@ def _notify_read(var: Variable) -> None:
     event = ReadEvent(_ref(var), tapes)
     for observer in state.observers:
         observer.on_variable_read(event)
+
+
+def shape_mismatch(variable: Variable, shape: tuple) -> ValueError:
+    """TensorFlow's error for assigning a value of another shape to ``variable``."""
+    return ValueError(
+        f"Cannot assign a value of shape {shape} to variable {variable.name!r} of "
+        f"shape {variable._snapshot._value.shape}. The shapes must match."
+    )
