@@ -19,7 +19,7 @@ from .model import Model
 __all__ = ["Functional"]
 
 
-class Functional(Model):
+class Functional(Model, functional=True):
     """A model defined by calling layers on ``keras.Input``: ``Model(inputs, outputs)``.
 
     Args:

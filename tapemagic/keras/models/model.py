@@ -47,6 +47,16 @@ class Model(Trainer, Layer):
         (TensorShape([3, 2]), 34)
     """
 
+    # The class Model(inputs, outputs) makes. Functional subclasses Model, so
+    # model.py cannot import it: its definition registers itself here
+    # (``class Functional(Model, functional=True)``).
+    _functional: type | None = None
+
+    def __init_subclass__(cls, functional: bool = False, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if functional:
+            Model._functional = cls
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
             return object.__new__(_functional_class())
@@ -180,10 +190,12 @@ def _functional_arguments(args: tuple, kwargs: dict) -> bool:
 
 
 def _functional_class() -> type:
-    # functional.py subclasses Model, so it can only be imported once Model exists
-    from .functional import Functional
-
-    return Functional
+    if Model._functional is None:
+        raise ImportError(
+            "Model(inputs, outputs) needs tapemagic.keras.models.functional: "
+            "import tapemagic.keras.models (or tapemagic.keras) first."
+        )
+    return Model._functional
 
 
 @functools.cache

@@ -14,12 +14,15 @@ import numpy as np
 from ...engine.tensor import array_of
 
 if TYPE_CHECKING:
-    from .model import Model
+    # Model calls this module, so the table is typed by what it reads (a
+    # Layer's layers and weights, a Trainer's optimizer), not by Model.
+    from ..layers.layer import Layer
+    from .trainer import Trainer
 
 __all__ = ["format_summary"]
 
 
-def format_summary(model: Model) -> str:
+def format_summary(model: Layer | Trainer) -> str:
     """The text of ``model.summary()``: one row per layer, then the totals.
 
     Args:
