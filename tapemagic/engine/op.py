@@ -22,6 +22,7 @@ identical results (tests/engine/ops/gradcheck.py).
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +33,7 @@ from .context import state
 from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
+from .exports import record
 from .namespace import register
 from .saves import drops_of, reads_of
 from .tensor import Tensor, convert_inputs, convert_to_tensor
@@ -177,6 +179,9 @@ def defop(
     singular: str | None = None,
     integer_gradient: bool = False,
     accepts: Accepts | None = None,
+    tf: tuple[str, ...] = (),
+    numpy: tuple[str, ...] = (),
+    kernels: tuple[str, ...] = (),
 ) -> Callable[..., Any]:
     """Register a primitive and return its public function.
 
@@ -207,6 +212,13 @@ def defop(
         accepts: the dtypes the op accepts, as TensorFlow lists them
             (engine/accepts.py), checked on every call: any other dtype
             raises TensorFlow's error. None accepts every dtype.
+        tf: where the function lives in the ``tf`` namespace (``("tf",
+            "tf.math")``; see engine/exports.py); the calling module must bind
+            it to ``name``. Empty where a wrapper is the public function.
+        numpy: the NumPy functions it is the twin of (same arguments, same
+            values), for the fixes that rewrite a NumPy call.
+        kernels: TensorFlow's op types that compute it, where they are not
+            ``name`` in CamelCase (``("AddV2",)``), for the TensorFlow recorder.
 
     Returns:
         ``fn(*inputs, **params)`` returning a Tensor (a tuple for multi-output ops).
@@ -268,6 +280,8 @@ def defop(
     fn.__doc__ = forward.__doc__
     fn.op = op  # type: ignore[attr-defined]
     register(name, fn, forward)
+    if tf or numpy or kernels:
+        record(sys._getframe(1).f_globals["__name__"], name, tf, numpy, kernels)
     return fn
 
 

@@ -1,10 +1,14 @@
+# Generated from the op table by tapemagic/tf/_generate.py: do not edit.
+# Say where an op lives beside it (defop's tf=, @tf_export) and run
+# python -m tapemagic.tf._generate.
 """TensorFlow's API on tapemagic's engine: ``import tapemagic.tf as tf``.
 
 Every name here is an alias of an engine function or class (or a thin adapter of
 its arguments), spelled and placed as in TensorFlow 2: ``tf.reduce_sum`` and
 ``tf.math.reduce_sum``, ``tf.sigmoid`` and ``tf.nn.sigmoid``, but ``tf.math.log``
 only, because TensorFlow 2 has no ``tf.log``. Submodules import on their own
-(``import tapemagic.tf.math``) and ``tf.keras`` is :mod:`tapemagic.keras`.
+(``import tapemagic.tf.math``, ``import tapemagic.tf.keras.layers``) and
+``tf.keras`` is :mod:`tapemagic.keras`.
 
 Importing this package needs NumPy alone: no IPython, ipywidgets or graphviz.
 It loads what a first gradient needs (tensors, variables, tapes, the
@@ -43,30 +47,38 @@ from ..engine.dtypes import (
     int64,
     uint8,
 )
-from ..engine.ops.linalg import (
-    clip_by_global_norm,
-    clip_by_norm,
-    einsum,
-    matmul,
-    norm,
-)
-from ..engine.ops.math import (
-    abs,
+from ..engine.ops.elementary import (
     acos,
     acosh,
-    add,
     asin,
     asinh,
     atan,
-    atan2,
     atanh,
-    cast,
-    clip_by_value,
     cos,
     cosh,
-    divide,
-    equal,
     exp,
+    sigmoid,
+    sin,
+    sinh,
+    tan,
+    tanh,
+)
+from ..engine.ops.indexing import (
+    gather,
+    gather_nd,
+)
+from ..engine.ops.indexing import slice_ as slice
+from ..engine.ops.linalg import (
+    einsum,
+    matmul,
+)
+from ..engine.ops.math import (
+    abs,
+    add,
+    atan2,
+    cast,
+    clip_by_value,
+    equal,
     floor,
     greater,
     greater_equal,
@@ -83,18 +95,19 @@ from ..engine.ops.math import (
     not_equal,
     pow,
     round,
-    sigmoid,
     sign,
-    sin,
-    sinh,
     sqrt,
     square,
     stop_gradient,
     subtract,
-    tan,
-    tanh,
     truediv,
     where,
+)
+from ..engine.ops.math import truediv as divide
+from ..engine.ops.norms import (
+    clip_by_global_norm,
+    clip_by_norm,
+    norm,
 )
 from ..engine.ops.reduce import (
     argmax,
@@ -113,8 +126,6 @@ from ..engine.ops.shape import (
     broadcast_to,
     concat,
     expand_dims,
-    gather,
-    gather_nd,
     pad,
     rank,
     reshape,
@@ -128,15 +139,23 @@ from ..engine.ops.shape import (
     transpose,
     unstack,
 )
-from ..engine.ops.shape import slice_ as slice
 
-if TYPE_CHECKING:  # loaded on first use (see the module docstring and _LAZY)
+if TYPE_CHECKING:  # loaded on first use (see the docstring and _NAMES)
     from .. import keras
-    from ..engine import Module, TensorSpec, custom_gradient, name_scope
+    from ..engine import (
+        Module,
+        TensorSpec,
+        custom_gradient,
+        name_scope,
+    )
     from ..engine.ops.composed_creation import linspace
     from ..engine.ops.composed_linalg import tensordot
     from ..engine.ops.composed_math import add_n
-    from ..engine.ops.composed_shape import boolean_mask, meshgrid, repeat
+    from ..engine.ops.composed_shape import (
+        boolean_mask,
+        meshgrid,
+        repeat,
+    )
     from ..engine.ops.creation import (
         constant,
         eye,
@@ -148,7 +167,10 @@ if TYPE_CHECKING:  # loaded on first use (see the module docstring and _LAZY)
         zeros,
         zeros_like,
     )
-    from ..engine.ops.sorting import argsort, sort
+    from ..engine.ops.sorting import (
+        argsort,
+        sort,
+    )
     from . import (
         config,
         data,
@@ -161,7 +183,10 @@ if TYPE_CHECKING:  # loaded on first use (see the module docstring and _LAZY)
         nn,
         random,
     )
-    from ._function import executing_eagerly, function
+    from ._function import (
+        executing_eagerly,
+        function,
+    )
     from ._print import print
 
 # The TensorFlow release whose behaviour tapemagic reproduces.
@@ -308,7 +333,8 @@ __all__ = [
     "zeros_like",
 ]
 
-# What loads on first use: the submodules, and each other name with its module.
+# What loads on first use: the submodules, and each other name with its
+# module.
 _SUBMODULES = {
     "config": ".config",
     "data": ".data",
@@ -333,25 +359,20 @@ _NAMES = {
     "boolean_mask": "..engine.ops.composed_shape",
     "meshgrid": "..engine.ops.composed_shape",
     "repeat": "..engine.ops.composed_shape",
+    "constant": "..engine.ops.creation",
+    "eye": "..engine.ops.creation",
+    "fill": "..engine.ops.creation",
+    "one_hot": "..engine.ops.creation",
+    "ones": "..engine.ops.creation",
+    "ones_like": "..engine.ops.creation",
+    "range": "..engine.ops.creation",
+    "zeros": "..engine.ops.creation",
+    "zeros_like": "..engine.ops.creation",
     "argsort": "..engine.ops.sorting",
     "sort": "..engine.ops.sorting",
     "executing_eagerly": "._function",
     "function": "._function",
     "print": "._print",
-    **dict.fromkeys(
-        [
-            "constant",
-            "eye",
-            "fill",
-            "one_hot",
-            "ones",
-            "ones_like",
-            "range",
-            "zeros",
-            "zeros_like",
-        ],
-        "..engine.ops.creation",
-    ),
 }
 
 

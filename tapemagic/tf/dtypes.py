@@ -1,3 +1,6 @@
+# Generated from the op table by tapemagic/tf/_generate.py: do not edit.
+# Say where an op lives beside it (defop's tf=, @tf_export) and run
+# python -m tapemagic.tf._generate.
 """``tf.dtypes``: the element types and conversions between them."""
 
 from ..engine.dtypes import (

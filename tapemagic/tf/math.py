@@ -1,27 +1,42 @@
+# Generated from the op table by tapemagic/tf/_generate.py: do not edit.
+# Say where an op lives beside it (defop's tf=, @tf_export) and run
+# python -m tapemagic.tf._generate.
 """``tf.math``: elementwise math, comparisons and reductions."""
 
+from ..engine.ops.activations import (
+    erf,
+    softplus,
+)
 from ..engine.ops.composed_math import (
     add_n,
     squared_difference,
 )
-from ..engine.ops.math import (
-    abs,
+from ..engine.ops.elementary import (
     acos,
     acosh,
-    add,
     asin,
     asinh,
     atan,
-    atan2,
     atanh,
-    ceil,
     cos,
     cosh,
-    divide,
-    divide_no_nan,
-    equal,
     exp,
     expm1,
+    log,
+    log1p,
+    sigmoid,
+    sin,
+    sinh,
+    tan,
+    tanh,
+)
+from ..engine.ops.math import (
+    abs,
+    add,
+    atan2,
+    ceil,
+    divide_no_nan,
+    equal,
     floor,
     floordiv,
     greater,
@@ -31,8 +46,6 @@ from ..engine.ops.math import (
     is_nan,
     less,
     less_equal,
-    log,
-    log1p,
     logical_and,
     logical_not,
     logical_or,
@@ -47,18 +60,19 @@ from ..engine.ops.math import (
     reciprocal,
     round,
     rsqrt,
-    sigmoid,
     sign,
-    sin,
-    sinh,
     sqrt,
     square,
     subtract,
-    tan,
-    tanh,
     truediv,
 )
-from ..engine.ops.nn import erf, l2_normalize, log_sigmoid, softplus, softsign
+from ..engine.ops.math import mod as floormod
+from ..engine.ops.math import truediv as divide
+from ..engine.ops.nn import (
+    l2_normalize,
+    log_sigmoid,
+    softsign,
+)
 from ..engine.ops.reduce import (
     argmax,
     argmin,
@@ -72,12 +86,15 @@ from ..engine.ops.reduce import (
     reduce_prod,
     reduce_sum,
 )
-from ..engine.ops.reductions import reduce_std, reduce_variance
-from ..engine.ops.scan import cumprod, cumsum
+from ..engine.ops.reductions import (
+    reduce_std,
+    reduce_variance,
+)
+from ..engine.ops.scan import (
+    cumprod,
+    cumsum,
+)
 from ..engine.ops.sorting import top_k
-
-# TensorFlow's other names for the same ops
-floormod = mod
 
 __all__ = [
     "abs",

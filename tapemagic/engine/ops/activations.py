@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..accepts import FLOATING, NN_FLOATING, REAL_FLOATING, RELU6, Accepts
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
 from .elementary import _sigmoid_forward
@@ -63,6 +64,7 @@ _relu = defop(
 )
 
 
+@tf_export("tf.nn")
 def relu(features: Any, name: str | None = None) -> Tensor:
     """Rectified linear unit: ``max(features, 0)``. The gradient at 0 is 0.
 
@@ -105,6 +107,7 @@ _relu6 = defop(
 )
 
 
+@tf_export("tf.nn")
 def relu6(features: Any, name: str | None = None) -> Tensor:
     """``min(max(features, 0), 6)``. The gradient is 0 at 0 and at 6.
 
@@ -147,6 +150,7 @@ _leaky_relu = defop(
 )
 
 
+@tf_export("tf.nn")
 def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
     """``features`` where positive, else ``alpha * features``.
 
@@ -198,6 +202,7 @@ _elu = defop(
 )
 
 
+@tf_export("tf.nn")
 def elu(features: Any, name: str | None = None) -> Tensor:
     """Exponential linear unit: ``x`` if ``x > 0`` else ``exp(x) - 1``.
 
@@ -261,6 +266,7 @@ _selu = defop(
 )
 
 
+@tf_export("tf.nn")
 def selu(features: Any, name: str | None = None) -> Tensor:
     """Scaled ELU: ``scale * x`` if ``x > 0`` else ``scale * alpha * (exp(x) - 1)``.
 
@@ -299,6 +305,7 @@ _softplus = defop(
 )
 
 
+@tf_export("tf.math", "tf.nn")
 def softplus(features: Any, name: str | None = None) -> Tensor:
     """``log(exp(features) + 1)``, stable for large ``|features|``.
 
@@ -352,6 +359,7 @@ _erf = defop(
 )
 
 
+@tf_export("tf.math")
 def erf(x: Any, name: str | None = None) -> Tensor:
     """The Gauss error function, accurate to a few ulp in float64.
 
@@ -389,6 +397,7 @@ def _silu_slope(ns: Any, x: Any, beta: float) -> Any:
     return s * (1.0 + (beta * x) * (1.0 - s))
 
 
+@tf_export("tf.nn", "tf.nn:swish")
 def silu(features: Any, beta: float = 1.0, name: str | None = None) -> Tensor:
     """SiLU / swish: ``features * sigmoid(beta * features)``.
 

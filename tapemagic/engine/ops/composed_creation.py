@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import math as _math
 from . import shape as _shape
@@ -17,6 +18,7 @@ from . import shape as _shape
 __all__ = ["linspace"]
 
 
+@tf_export("tf")
 def linspace(
     start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0
 ) -> Tensor:

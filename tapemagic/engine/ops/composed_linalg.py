@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..tensor import Tensor, convert_inputs
 from . import linalg, reduce
 from . import shape as _shape
@@ -18,6 +19,7 @@ from . import shape as _shape
 __all__ = ["matvec", "tensordot", "trace"]
 
 
+@tf_export("tf.linalg")
 def matvec(
     a: Any,
     b: Any,
@@ -104,6 +106,7 @@ def _tensordot_axes(axes: Any, a_rank: int, b_rank: int) -> tuple[list, list]:
     return [i % a_rank for i in a_axes], [i % b_rank for i in b_axes]
 
 
+@tf_export("tf", "tf.linalg")
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
     """Sum of products over the axes ``axes`` of ``a`` and ``b``.
 
@@ -153,6 +156,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
 # -- trace ---------------------------------------------------------------------------
 
 
+@tf_export("tf.linalg")
 def trace(x: Any, name: str | None = None) -> Tensor:
     """Sum of the main diagonal of the last two axes (``tf.linalg.trace``).
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..accepts import Accepts
+from ..exports import tf_export
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from . import math
 
@@ -19,6 +20,7 @@ SQUARED_DIFFERENCE = Accepts(
 )
 
 
+@tf_export("tf.math")
 def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
     """``(x - y) ** 2`` elementwise.
 
@@ -30,6 +32,7 @@ def squared_difference(x: Any, y: Any, name: str | None = None) -> Tensor:
     return math.square(math.subtract(x, y))
 
 
+@tf_export("tf", "tf.math")
 def add_n(inputs: list, name: str | None = None) -> Tensor:
     """The elementwise sum of a list of tensors of one shape and dtype.
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import indexing as _indexing
 from . import math as _math
@@ -23,6 +24,7 @@ __all__ = ["boolean_mask", "meshgrid", "repeat"]
 # -- boolean_mask, repeat (composed of reshape and gather) -------------------------
 
 
+@tf_export("tf")
 def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
                  name: str = "boolean_mask") -> Tensor:  # fmt: skip
     """The entries of ``tensor`` where ``mask`` is true, in row-major order.
@@ -81,6 +83,7 @@ def boolean_mask(tensor: Any, mask: Any, axis: Any = None,
     return _indexing.gather(flat, picked, axis=start)
 
 
+@tf_export("tf")
 def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
            ) -> Tensor:  # fmt: skip
     """Repeat each slice of ``input`` along ``axis`` ``repeats[i]`` times.
@@ -144,6 +147,7 @@ def repeat(input: Any, repeats: Any, axis: Any = None, name: str | None = None
 # -- meshgrid (composed of reshape and broadcast_to) ----------------------------------
 
 
+@tf_export("tf")
 def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
     """Coordinate grids from N vectors: N tensors of the same N-D shape.
 

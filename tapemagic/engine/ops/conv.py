@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..accepts import Accepts
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs
 from . import shape
@@ -112,6 +113,7 @@ _conv2d = defop(
     (_conv2d_vjp_x, _conv2d_vjp_w),
     saves={"x": ("w",), "w": ("x",)},
     accepts=Accepts("half, bfloat16, float, double, int32", op="Conv2D"),
+    kernels=("Conv2D",),
 )
 
 
@@ -169,6 +171,7 @@ def _conv2d_backprop_filter(x, g, k_hw, strides, dilations, pads) -> Tensor:
     return apply(_backprop_filter.op, (x, g), params)
 
 
+@tf_export("tf.nn")
 def conv2d(
     input: Any,
     filters: Any,
@@ -364,6 +367,7 @@ def conv2d_backprop_filter(
     return _conv2d_backprop_filter(x, g, (kh, kw), **params)
 
 
+@tf_export("tf.nn")
 def conv2d_transpose(
     input: Any,
     filters: Any,
@@ -407,6 +411,7 @@ def conv2d_transpose(
 _DEPTHWISE = Accepts("half, bfloat16, float, double", op="DepthwiseConv2dNative")
 
 
+@tf_export("tf.nn")
 def depthwise_conv2d(
     input: Any,
     filter: Any,

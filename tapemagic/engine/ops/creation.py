@@ -32,6 +32,7 @@ from ..accepts import Accepts
 from ..context import state
 from ..eager_tensor import _notify_escape, _notify_fresh, constant_of, tensor_of
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import math as _math
@@ -65,6 +66,7 @@ def _notify_copy(value: Any) -> None:
 # -- zeros, ones, fill ------------------------------------------------------------
 
 
+@tf_export("tf")
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of ``shape`` filled with zeros.
 
@@ -87,6 +89,7 @@ def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> T
     return _filled(shape, 0, dtype, "zeros")
 
 
+@tf_export("tf")
 def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
     """A tensor of ``shape`` filled with ones (see :func:`zeros`).
 
@@ -124,6 +127,7 @@ def _like(op: Any, input: Any, dtype: Any) -> Tensor:
     return apply(op.op, (x,), {"dtype": np_dtype})
 
 
+@tf_export("tf")
 def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     """Zeros with the shape (and, by default, the dtype) of ``input``.
 
@@ -137,6 +141,7 @@ def zeros_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor
     return _like(_zeros_like, input, dtype)
 
 
+@tf_export("tf")
 def ones_like(input: Any, dtype: Any = None, name: str | None = None) -> Tensor:
     """Ones with the shape (and, by default, the dtype) of ``input``.
 
@@ -164,6 +169,7 @@ _fill = defop(
 )
 
 
+@tf_export("tf")
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape ``dims`` with every element equal to the scalar ``value``.
 
@@ -220,6 +226,7 @@ def _cast_scalar(array: np.ndarray, target: np.dtype) -> Any:
     return array.astype(target)[()]
 
 
+@tf_export("tf")
 def range(
     start: Any,
     limit: Any = None,
@@ -301,6 +308,7 @@ def range(
     return constant_of(first + np.arange(size, dtype=target) * step)
 
 
+@tf_export("tf", "tf.linalg")
 def eye(
     num_rows: int,
     num_columns: int | None = None,
@@ -358,6 +366,7 @@ def _first_tensor_dtype(value: Any) -> Any:
     return None
 
 
+@tf_export("tf")
 def constant(
     value: Any, dtype: Any = None, shape: Any = None, name: str = "Const"
 ) -> Tensor:
@@ -479,6 +488,7 @@ class _Seeds:
 _seeds = _Seeds()
 
 
+@tf_export("tf.random")
 def set_seed(seed: int | None) -> None:
     """Set the global random seed, making later random draws reproducible.
 
@@ -550,6 +560,7 @@ def _normal_like(
     return _math.add(_math.multiply(values, stddev_t), mean_t)
 
 
+@tf_export("tf.random:normal")
 def random_normal(
     shape: Any,
     mean: Any = 0.0,
@@ -582,6 +593,7 @@ def random_normal(
     return _normal_like("normal", shape, mean, stddev, dtype, seed)
 
 
+@tf_export("tf.random")
 def truncated_normal(
     shape: Any,
     mean: Any = 0.0,
@@ -601,6 +613,7 @@ def truncated_normal(
     return _normal_like("truncated_normal", shape, mean, stddev, dtype, seed)
 
 
+@tf_export("tf.random:uniform")
 def random_uniform(
     shape: Any,
     minval: Any = 0,
@@ -687,6 +700,7 @@ _random_shuffle = defop(
 )
 
 
+@tf_export("tf.random:shuffle")
 def random_shuffle(
     value: Any, seed: int | None = None, name: str | None = None
 ) -> Tensor:
@@ -727,6 +741,7 @@ _one_hot = defop(
 )
 
 
+@tf_export("tf")
 def one_hot(
     indices: Any,
     depth: Any,

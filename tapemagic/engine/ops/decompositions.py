@@ -15,6 +15,7 @@ import numpy as np
 
 from ..accepts import Accepts
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
 from . import shape
@@ -87,6 +88,7 @@ _inv = defop(
 )
 
 
+@tf_export("tf.linalg")
 def inv(input: Any, adjoint: bool = False, name: str | None = None) -> Tensor:
     """The inverse of each square matrix in the last two axes.
 
@@ -141,9 +143,11 @@ _det = defop(
     _det_vjp,
     singular="derivative",
     accepts=Accepts(_DETERMINANT, cpu=_LAPACK, op="MatrixDeterminant"),
+    kernels=("MatrixDeterminant",),
 )
 
 
+@tf_export("tf.linalg")
 def det(input: Any, name: str | None = None) -> Tensor:
     """The determinant of each square matrix in the last two axes.
 
@@ -186,6 +190,7 @@ _slogdet = defop(
     multi_output=True,
     singular="derivative",
     accepts=Accepts(_DETERMINANT, cpu=_LAPACK, op="LogMatrixDeterminant"),
+    kernels=("LogMatrixDeterminant",),
 )
 
 
@@ -196,6 +201,7 @@ class LogMatrixDeterminant(NamedTuple):
     log_abs_determinant: Tensor
 
 
+@tf_export("tf.linalg")
 def slogdet(input: Any, name: str | None = None) -> LogMatrixDeterminant:
     """The sign and the log of the absolute value of each matrix's determinant.
 
@@ -258,9 +264,11 @@ _solve = defop(
     (_solve_vjp_a, _solve_vjp_b),
     singular="derivative",
     accepts=Accepts(_SQUARE, cpu=_LAPACK, op="MatrixSolve"),
+    kernels=("MatrixSolve",),
 )
 
 
+@tf_export("tf.linalg")
 def solve(matrix: Any, rhs: Any, adjoint: bool = False,
           name: str | None = None) -> Tensor:  # fmt: skip
     """``X`` with ``matrix @ X = rhs`` (``matrix^T @ X = rhs`` with ``adjoint``).
@@ -339,6 +347,7 @@ _cholesky = defop(
 )
 
 
+@tf_export("tf.linalg")
 def cholesky(input: Any, name: str | None = None) -> Tensor:
     """The lower-triangular ``L`` with ``L @ L^T = input``, for each matrix.
 

@@ -43,6 +43,8 @@ exp = defop(
     saves=("out",),
     singular="value",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("exp",),
 )
 expm1 = defop(
     "expm1",
@@ -50,6 +52,8 @@ expm1 = defop(
     lambda ns, g, out, x: (g * (out + 1),),
     singular="value",
     accepts=FLOATING,
+    tf=("tf.math",),
+    numpy=("expm1",),
 )
 log = defop(
     "log",
@@ -59,6 +63,8 @@ log = defop(
     saves=("x",),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf.math",),
+    numpy=("log",),
 )
 log1p = defop(
     "log1p",
@@ -67,6 +73,8 @@ log1p = defop(
     saves=("x",),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf.math",),
+    numpy=("log1p",),
 )
 # sin' = cos, cos' = -sin
 sin = defop(
@@ -75,6 +83,8 @@ sin = defop(
     lambda ns, g, out, x: (g * ns.cos(x),),
     saves=("x",),
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("sin",),
 )
 cos = defop(
     "cos",
@@ -82,6 +92,8 @@ cos = defop(
     lambda ns, g, out, x: (-g * ns.sin(x),),
     saves=("x",),
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("cos",),
 )
 # tan' = 1 + tan^2
 tan = defop(
@@ -90,6 +102,8 @@ tan = defop(
     lambda ns, g, out, x: (g * (1 + out * out),),
     singular="value",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("tan",),
 )
 # asin' = 1 / sqrt(1 - x^2), as TensorFlow composes it (reciprocal of sqrt):
 # their zero checks make a second derivative 0 where g is 0, also at |x| >= 1
@@ -100,6 +114,8 @@ asin = defop(
     saves=("x",),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("arcsin",),
 )
 acos = defop(
     "acos",
@@ -108,9 +124,16 @@ acos = defop(
     saves=("x",),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("arccos",),
 )
 atan = defop(
-    "atan", np.arctan, lambda ns, g, out, x: (g / (1 + x * x),), accepts=FLOATING
+    "atan",
+    np.arctan,
+    lambda ns, g, out, x: (g / (1 + x * x),),
+    accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("arctan",),
 )
 sinh = defop(
     "sinh",
@@ -118,6 +141,8 @@ sinh = defop(
     lambda ns, g, out, x: (g * ns.cosh(x),),
     singular="value",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("sinh",),
 )
 cosh = defop(
     "cosh",
@@ -125,6 +150,8 @@ cosh = defop(
     lambda ns, g, out, x: (g * ns.sinh(x),),
     singular="value",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("cosh",),
 )
 # TensorFlow's TanhGrad and SigmoidGrad: their gradients as one primitive each, so
 # a backward sweep runs one op where the composition would run three or four.
@@ -145,12 +172,18 @@ tanh = defop(
     lambda ns, g, out, x: (ns.tanh_grad(out, g),),
     saves=("out",),
     accepts=FLOATING,
+    tf=("tf", "tf.math", "tf.nn"),
+    numpy=("tanh",),
 )
 # The inverse hyperbolic functions are primitives: NumPy's forms are accurate near
 # 0 and at large |x|, where log(x + sqrt(x^2 +- 1)) loses digits. Their VJPs are
 # TensorFlow's, written with the output where that is cheaper.
 asinh = defop(
-    "asinh", np.arcsinh, lambda ns, g, out, x: (g / ns.cosh(out),), accepts=FLOATING
+    "asinh",
+    np.arcsinh,
+    lambda ns, g, out, x: (g / ns.cosh(out),),
+    accepts=FLOATING,
+    tf=("tf", "tf.math"),
 )
 # NOTE: acosh'(1) = 1 / sinh(0) = inf, as in TensorFlow.
 acosh = defop(
@@ -159,6 +192,7 @@ acosh = defop(
     lambda ns, g, out, x: (g / ns.sinh(out),),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
 )
 atanh = defop(
     "atanh",
@@ -166,6 +200,7 @@ atanh = defop(
     lambda ns, g, out, x: (g * ns.reciprocal(1 - x * x),),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
 )
 
 
@@ -199,4 +234,5 @@ sigmoid = defop(
     lambda ns, g, out, x: (ns.sigmoid_grad(out, g),),
     saves=("out",),
     accepts=FLOATING,
+    tf=("tf", "tf.math", "tf.nn"),
 )

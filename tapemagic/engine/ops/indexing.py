@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
 from ._util import check_axis, read_tensors, shape_reads, static_shape
@@ -250,6 +251,7 @@ _gather = defop(
     _indexed_forward(_gather_plan),
     (_indexed_vjp(_gather_plan), None),
     same_dtype=False,
+    kernels=("GatherV2", "ResourceGather"),
 )
 _gather_nd = defop(
     "gather_nd",
@@ -296,6 +298,7 @@ def _check_batch_dims(batch_dims: Any, p: Tensor, idx: Tensor, op_name: str) -> 
     return bd
 
 
+@tf_export("tf")
 def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = None,
            batch_dims: int = 0, name: str | None = None) -> Tensor:  # fmt: skip
     """Pick slices of ``params`` along ``axis`` at ``indices`` (any shape).
@@ -350,6 +353,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     return apply(_gather.op, (p, idx), {"axis": ax, "batch_dims": bd})
 
 
+@tf_export("tf")
 def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
               name: str | None = None) -> Tensor:  # fmt: skip
     """Pick elements or slices of ``params`` by coordinates in the last axis of
@@ -407,6 +411,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0,
     return apply(_gather_nd.op, (p, idx), {"batch_dims": bd})
 
 
+@tf_export("tf:slice")
 def slice_(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:
     """The block of ``input_`` that starts at ``begin`` and has shape ``size``.
 

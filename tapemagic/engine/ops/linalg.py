@@ -17,26 +17,28 @@ import numpy as np
 
 from ..accepts import Accepts
 from ..errors import InvalidArgumentError, UnimplementedError
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
-from .decompositions import cholesky, det, inv, slogdet, solve
+from .decompositions import cholesky as cholesky
+from .decompositions import det as det
+from .decompositions import inv as inv
+from .decompositions import slogdet as slogdet
+from .decompositions import solve as solve
 from .norms import clip_by_global_norm, clip_by_norm, global_norm, norm
 from .shape import transpose
 
+# The ops imported ``as`` themselves are re-exported: their old import path
+# through this module keeps working; __all__ lists what this module defines.
 __all__ = [
-    "cholesky",
     "clip_by_global_norm",
     "clip_by_norm",
-    "det",
     "diag_part",
     "einsum",
     "global_norm",
-    "inv",
     "matmul",
     "matrix_transpose",
     "norm",
-    "slogdet",
-    "solve",
 ]
 
 
@@ -97,9 +99,11 @@ _matmul = defop(
         cpu="bfloat16, half, float, double, int32, int64, complex64, complex128",
         op="MatMul",
     ),
+    kernels=("BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "MatMul"),
 )
 
 
+@tf_export("tf", "tf.linalg", numpy=("matmul",))
 def matmul(
     a: Any,
     b: Any,
@@ -318,6 +322,7 @@ _einsum = defop(
 )
 
 
+@tf_export("tf", "tf.linalg")
 def einsum(
     equation: str, *inputs: Any, name: str | None = None, **kwargs: Any
 ) -> Tensor:
@@ -380,6 +385,7 @@ _diag_part = defop(
 )
 
 
+@tf_export("tf.linalg")
 def diag_part(input: Any, name: str | None = None, k: int = 0, **kwargs: Any) -> Tensor:
     """The main diagonal of the last two axes: shape ``[..., min(M, N)]``.
 
@@ -417,6 +423,7 @@ def diag_part(input: Any, name: str | None = None, k: int = 0, **kwargs: Any) ->
     return apply(_diag_part.op, (x,), {})
 
 
+@tf_export("tf.linalg")
 def matrix_transpose(
     a: Any, name: str | None = None, conjugate: bool = False
 ) -> Tensor:

@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..accepts import ADD, FLOATING, REAL_FLOATING, RELU6, SIGNED, Accepts
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..namespace import TENSORS
 from ..op import apply, defop
 from ..tensor import (
@@ -25,49 +26,41 @@ from ..tensor import (
     convert_inputs,
     convert_to_tensor,
 )
-from .elementary import (
-    acos,
-    acosh,
-    asin,
-    asinh,
-    atan,
-    atanh,
-    cos,
-    cosh,
-    exp,
-    expm1,
-    log,
-    log1p,
-    sigmoid,
-    sigmoid_grad,
-    sin,
-    sinh,
-    tan,
-    tanh,
-    tanh_grad,
-)
-from .math_grads import reciprocal_grad, rsqrt_grad, sqrt_grad
+from .elementary import acos as acos
+from .elementary import acosh as acosh
+from .elementary import asin as asin
+from .elementary import asinh as asinh
+from .elementary import atan as atan
+from .elementary import atanh as atanh
+from .elementary import cos as cos
+from .elementary import cosh as cosh
+from .elementary import exp as exp
+from .elementary import expm1 as expm1
+from .elementary import log as log
+from .elementary import log1p as log1p
+from .elementary import sigmoid as sigmoid
+from .elementary import sigmoid_grad as sigmoid_grad
+from .elementary import sin as sin
+from .elementary import sinh as sinh
+from .elementary import tan as tan
+from .elementary import tanh as tanh
+from .elementary import tanh_grad as tanh_grad
+from .math_grads import reciprocal_grad as reciprocal_grad
+from .math_grads import rsqrt_grad as rsqrt_grad
+from .math_grads import sqrt_grad as sqrt_grad
 
+# The ops imported ``as`` themselves are re-exported: their old import path
+# through this module keeps working; __all__ lists what this module defines.
 __all__ = [
     "abs",
-    "acos",
-    "acosh",
     "add",
-    "asin",
-    "asinh",
-    "atan",
     "atan2",
-    "atanh",
     "cast",
     "ceil",
     "clip_by_value",
-    "cos",
-    "cosh",
     "divide",
     "divide_no_nan",
     "equal",
-    "exp",
-    "expm1",
     "floor",
     "floordiv",
     "greater",
@@ -78,8 +71,6 @@ __all__ = [
     "is_nan",
     "less",
     "less_equal",
-    "log",
-    "log1p",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -92,23 +83,13 @@ __all__ = [
     "not_equal",
     "pow",
     "reciprocal",
-    "reciprocal_grad",
     "round",
     "rsqrt",
-    "rsqrt_grad",
-    "sigmoid",
-    "sigmoid_grad",
     "sign",
-    "sin",
-    "sinh",
     "sqrt",
-    "sqrt_grad",
     "square",
     "stop_gradient",
     "subtract",
-    "tan",
-    "tanh",
-    "tanh_grad",
     "truediv",
     "where",
     "where_positions",
@@ -165,6 +146,9 @@ add = defop(
     ),
     saves=(),
     accepts=ADD.for_op("AddV2"),
+    tf=("tf", "tf.math"),
+    kernels=("AddV2",),
+    numpy=("add",),
 )
 subtract = defop(
     "subtract",
@@ -175,6 +159,9 @@ subtract = defop(
     ),
     saves=(),
     accepts=_SUB,
+    tf=("tf", "tf.math"),
+    kernels=("Sub",),
+    numpy=("subtract",),
 )
 multiply = defop(
     "multiply",
@@ -187,6 +174,9 @@ multiply = defop(
     # constant c needs no gradient
     saves={"x": ("y",), "y": ("x",)},
     accepts=_MUL.for_op("Mul"),
+    tf=("tf", "tf.math"),
+    kernels=("Mul",),
+    numpy=("multiply",),
 )
 
 
@@ -209,6 +199,9 @@ truediv = defop(
     saves={"x": ("y",), "y": ("x", "y")},
     singular="derivative",
     accepts=_python_refusal("__truediv__"),
+    tf=("tf", "tf:divide", "tf.math", "tf.math:divide"),
+    kernels=("Div", "RealDiv"),
+    numpy=("divide",),
 )
 divide = truediv
 
@@ -231,6 +224,8 @@ divide_no_nan = defop(
     ),
     saves={"x": ("y",), "y": ("x", "y")},
     accepts=_python_refusal("tf.math.divide_no_nan"),
+    tf=("tf.math",),
+    kernels=("DivNoNan",),
 )
 
 
@@ -262,7 +257,13 @@ def _mod_forward(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 # NOTE: TensorFlow registers FloorDiv as not differentiable: gradients are None.
-floordiv = defop("floordiv", _floordiv_forward, accepts=_MUL.for_op("FloorDiv"))
+floordiv = defop(
+    "floordiv",
+    _floordiv_forward,
+    accepts=_MUL.for_op("FloorDiv"),
+    tf=("tf.math",),
+    kernels=("FloorDiv",),
+)
 
 # floormod(x, y) = x - floor(x / y) * y; the floor is piecewise constant.
 mod = defop(
@@ -277,6 +278,8 @@ mod = defop(
         "float, double",
         op="FloorMod",
     ),
+    tf=("tf.math", "tf.math:floormod"),
+    kernels=("FloorMod",),
 )
 
 
@@ -316,6 +319,8 @@ pow = defop(
         "bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
         "complex128"
     ),
+    tf=("tf", "tf.math"),
+    numpy=("power",),
 )
 
 
@@ -341,6 +346,7 @@ _atan2 = defop(
 )
 
 
+@tf_export("tf", "tf.math")
 def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
     """The angle of the point ``(x, y)``: ``atan(y / x)`` in the right quadrant.
 
@@ -385,6 +391,9 @@ negative = defop(
     lambda ns, g, out, x: (-g,),
     saves=(),
     accepts=SIGNED.for_op("Neg"),
+    tf=("tf", "tf.math"),
+    kernels=("Neg",),
+    numpy=("negative",),
 )
 # NOTE: abs'(0) = sign(0) = 0, as in TensorFlow.
 abs = defop(
@@ -393,6 +402,8 @@ abs = defop(
     lambda ns, g, out, x: (g * ns.sign(x),),
     saves=("x",),
     accepts=Accepts("bfloat16, half, float, double, int8, int16, int32, int64"),
+    tf=("tf", "tf.math"),
+    numpy=("abs", "absolute"),
 )
 # sign is piecewise constant; TensorFlow gives zeros (not None) through it,
 # zeros whatever g holds (NaN or inf) and connected to nothing.
@@ -402,6 +413,8 @@ sign = defop(
     lambda ns, g, out, x: (ns.constant(np.zeros(ns.shape(g), ns.dtype(g))),),
     saves=(),
     accepts=SIGNED,
+    tf=("tf", "tf.math"),
+    numpy=("sign",),
 )
 # square' = 2x
 square = defop(
@@ -413,6 +426,8 @@ square = defop(
         "bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
         "uint32, uint64, complex64, complex128"
     ),
+    tf=("tf", "tf.math"),
+    numpy=("square",),
 )
 
 
@@ -425,6 +440,8 @@ sqrt = defop(
     saves=("out",),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf", "tf.math"),
+    numpy=("sqrt",),
 )
 rsqrt = defop(
     "rsqrt",
@@ -433,6 +450,7 @@ rsqrt = defop(
     saves=("out",),
     singular="derivative",
     accepts=FLOATING,
+    tf=("tf.math",),
 )
 reciprocal = defop(
     "reciprocal",
@@ -441,13 +459,18 @@ reciprocal = defop(
     saves=("out",),
     singular="derivative",
     accepts=_RECIPROCAL,
+    tf=("tf.math",),
+    kernels=("Inv",),
 )
 # Piecewise constant: TensorFlow registers no gradient, so paths through them are None.
 _round = defop("round", np.round, accepts=SIGNED)
-floor = defop("floor", np.floor, accepts=REAL_FLOATING)
-ceil = defop("ceil", np.ceil, accepts=REAL_FLOATING)
+floor = defop(
+    "floor", np.floor, accepts=REAL_FLOATING, tf=("tf", "tf.math"), numpy=("floor",)
+)
+ceil = defop("ceil", np.ceil, accepts=REAL_FLOATING, tf=("tf.math",), numpy=("ceil",))
 
 
+@tf_export("tf", "tf.math", numpy=("round",))
 def round(x: Any, name: str | None = None) -> Tensor:
     """``x`` rounded half to even. An integer tensor is returned as it is, as
     in TensorFlow (so a gradient of it towards itself is its seed).
@@ -465,27 +488,47 @@ def round(x: Any, name: str | None = None) -> Tensor:
     return _round(t)
 
 
-stop_gradient = defop("stop_gradient", lambda x: x)
-identity = defop("identity", lambda x: x, lambda ns, g, out, x: (g,), saves=())
+stop_gradient = defop("stop_gradient", lambda x: x, tf=("tf",))
+identity = defop(
+    "identity", lambda x: x, lambda ns, g, out, x: (g,), saves=(), tf=("tf",)
+)
 
 # -- comparisons and logic (boolean results: never differentiable) ---------------
 
-equal = defop("equal", np.equal)
-not_equal = defop("not_equal", np.not_equal)
-less = defop("less", np.less, accepts=RELU6)
-less_equal = defop("less_equal", np.less_equal, accepts=RELU6)
-greater = defop("greater", np.greater, accepts=RELU6)
-greater_equal = defop("greater_equal", np.greater_equal, accepts=RELU6)
-logical_and = defop("logical_and", np.logical_and, accepts=_BOOL)
-logical_or = defop("logical_or", np.logical_or, accepts=_BOOL)
-logical_xor = defop("logical_xor", np.logical_xor, accepts=_BOOL.for_op("LogicalOr"))
-logical_not = defop("logical_not", np.logical_not, accepts=_BOOL)
-is_nan = defop("is_nan", np.isnan, accepts=REAL_FLOATING)
-is_inf = defop("is_inf", np.isinf, accepts=REAL_FLOATING)
-is_finite = defop("is_finite", np.isfinite, accepts=REAL_FLOATING)
+equal = defop("equal", np.equal, tf=("tf", "tf.math"))
+not_equal = defop("not_equal", np.not_equal, tf=("tf", "tf.math"))
+less = defop("less", np.less, accepts=RELU6, tf=("tf", "tf.math"))
+less_equal = defop("less_equal", np.less_equal, accepts=RELU6, tf=("tf", "tf.math"))
+greater = defop("greater", np.greater, accepts=RELU6, tf=("tf", "tf.math"))
+greater_equal = defop(
+    "greater_equal", np.greater_equal, accepts=RELU6, tf=("tf", "tf.math")
+)
+logical_and = defop("logical_and", np.logical_and, accepts=_BOOL, tf=("tf", "tf.math"))
+logical_or = defop("logical_or", np.logical_or, accepts=_BOOL, tf=("tf", "tf.math"))
+logical_xor = defop(
+    "logical_xor", np.logical_xor, accepts=_BOOL.for_op("LogicalOr"), tf=("tf.math",)
+)
+logical_not = defop("logical_not", np.logical_not, accepts=_BOOL, tf=("tf", "tf.math"))
+is_nan = defop("is_nan", np.isnan, accepts=REAL_FLOATING, tf=("tf.math",))
+is_inf = defop("is_inf", np.isinf, accepts=REAL_FLOATING, tf=("tf.math",))
+is_finite = defop("is_finite", np.isfinite, accepts=REAL_FLOATING, tf=("tf.math",))
 
-maximum = defop("maximum", np.maximum, _maximum_vjp("greater_equal"), accepts=_MAXIMUM)
-minimum = defop("minimum", np.minimum, _maximum_vjp("less_equal"), accepts=_MAXIMUM)
+maximum = defop(
+    "maximum",
+    np.maximum,
+    _maximum_vjp("greater_equal"),
+    accepts=_MAXIMUM,
+    tf=("tf", "tf.math"),
+    numpy=("maximum",),
+)
+minimum = defop(
+    "minimum",
+    np.minimum,
+    _maximum_vjp("less_equal"),
+    accepts=_MAXIMUM,
+    tf=("tf", "tf.math"),
+    numpy=("minimum",),
+)
 
 # -- selection, clipping, casting -------------------------------------------------
 
@@ -504,6 +547,7 @@ _where = defop(
     ),
     same_dtype=False,
     saves=("c",),  # where each branch's gradient goes, not the branches
+    kernels=("Select", "SelectV2"),
 )
 
 
@@ -516,9 +560,10 @@ def _where_indices_forward(condition: np.ndarray, *, flat: bool) -> np.ndarray:
 # tf.where(condition) alone: the coordinates of the true elements (``flat``:
 # their positions in the flattened condition, as tf.boolean_mask picks them).
 # An op without a gradient, so that the condition is an input of what it picks.
-_where_indices = defop("where_indices", _where_indices_forward)
+_where_indices = defop("where_indices", _where_indices_forward, kernels=("Where",))
 
 
+@tf_export("tf", numpy=("where",))
 def where(
     condition: Any, x: Any = None, y: Any = None, name: str | None = None
 ) -> Tensor:
@@ -578,6 +623,7 @@ def _cast_vjp(ns, g, out, x, *, dtype):
 _cast = defop("cast", _cast_forward, _cast_vjp, saves=())
 
 
+@tf_export("tf", "tf.dtypes")
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor | ResourceVariable:
     """``x`` converted to ``dtype``. Differentiable between float dtypes only.
 
@@ -637,6 +683,7 @@ _clip = defop(
 )
 
 
+@tf_export("tf", numpy=("clip",))
 def clip_by_value(
     t: Any, clip_value_min: Any, clip_value_max: Any, name: str | None = None
 ) -> Tensor:

@@ -18,28 +18,28 @@ import numpy as np
 from ..accepts import NN_FLOATING, Accepts
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
+from . import softmax as _softmax
 from ._util import float_tensor
-from .activations import (
-    elu,
-    elu_grad,
-    erf,
-    leaky_relu,
-    leaky_relu_grad,
-    relu,
-    relu6,
-    relu6_grad,
-    relu_grad,
-    selu,
-    selu_grad,
-    silu,
-    softplus,
-)
+from .activations import elu as elu
+from .activations import elu_grad as elu_grad
+from .activations import erf as erf
+from .activations import leaky_relu as leaky_relu
+from .activations import leaky_relu_grad as leaky_relu_grad
+from .activations import relu as relu
+from .activations import relu6 as relu6
+from .activations import relu6_grad as relu6_grad
+from .activations import relu_grad as relu_grad
+from .activations import selu as selu
+from .activations import selu_grad as selu_grad
+from .activations import silu as silu
+from .activations import softplus as softplus
 from .composed_math import SQUARED_DIFFERENCE
+from .conv import conv2d as conv2d
+from .conv import conv2d_backprop_filter as conv2d_backprop_filter
+from .conv import conv2d_backprop_input as conv2d_backprop_input
 from .conv import (
-    conv2d,
-    conv2d_backprop_filter,
-    conv2d_backprop_input,
     conv2d_transpose,
     depthwise_conv2d,
 )
@@ -61,58 +61,45 @@ from .math import (
     where,
 )
 from .norms import clip_by_norm
-from .pooling import avg_pool2d, max_pool2d
+from .pooling import avg_pool2d as avg_pool2d
+from .pooling import max_pool2d as max_pool2d
 from .reduce import reduce_mean, reduce_sum
 from .shape import concat, gather, reshape, squeeze
+from .softmax import log_softmax as log_softmax
+from .softmax import softmax as softmax
 from .softmax import (
-    log_softmax,
-    softmax,
-    softmax_cross_entropy_with_logits,
-    sparse_softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits,
 )
 
+# The ops imported ``as`` themselves are re-exported: their old import path
+# through this module keeps working; __all__ lists what this module defines.
 __all__ = [
-    "avg_pool2d",
     "batch_normalization",
     "bias_add",
-    "conv2d",
-    "conv2d_backprop_filter",
-    "conv2d_backprop_input",
     "conv2d_transpose",
     "depthwise_conv2d",
     "dropout",
-    "elu",
-    "elu_grad",
     "embedding_lookup",
-    "erf",
     "gelu",
     "l2_loss",
     "l2_normalize",
-    "leaky_relu",
-    "leaky_relu_grad",
     "log_sigmoid",
-    "log_softmax",
-    "max_pool2d",
     "moments",
-    "relu",
-    "relu6",
-    "relu6_grad",
-    "relu_grad",
-    "selu",
-    "selu_grad",
     "separable_conv2d",
     "sigmoid_cross_entropy_with_logits",
-    "silu",
-    "softmax",
-    "softmax_cross_entropy_with_logits",
-    "softplus",
     "softsign",
-    "sparse_softmax_cross_entropy_with_logits",
     "swish",
     "weighted_cross_entropy_with_logits",
 ]
 
+# tf.nn's sparse cross entropy, as this module re-exports the rest (a name too
+# long to import under itself)
+sparse_softmax_cross_entropy_with_logits = (
+    _softmax.sparse_softmax_cross_entropy_with_logits
+)
 
+
+@tf_export("tf.nn")
 def bias_add(
     value: Any, bias: Any, data_format: str | None = None, name: str | None = None
 ) -> Tensor:
@@ -165,6 +152,7 @@ def bias_add(
     return add(x, b)
 
 
+@tf_export("tf.nn")
 def moments(
     x: Any,
     axes: Any,
@@ -212,6 +200,7 @@ def moments(
 _DROPOUT_RNG = np.random.default_rng()
 
 
+@tf_export("tf.nn")
 def dropout(
     x: Any,
     rate: Any,
@@ -268,6 +257,7 @@ def dropout(
     return multiply(scaled, tensor_of(keep.astype(t._value.dtype)))
 
 
+@tf_export("tf.linalg", "tf.math", "tf.nn")
 def l2_normalize(
     x: Any,
     axis: Any = None,
@@ -316,6 +306,7 @@ def l2_normalize(
     return multiply(t, rsqrt(maximum(square_sum, epsilon)))
 
 
+@tf_export("tf.nn")
 def batch_normalization(
     x: Any,
     mean: Any,
@@ -368,6 +359,7 @@ def batch_normalization(
     return add(t * cast(inv, t.dtype), cast(shift, t.dtype))
 
 
+@tf_export("tf.nn")
 def separable_conv2d(
     input: Any,
     depthwise_filter: Any,
@@ -422,6 +414,7 @@ def separable_conv2d(
     return conv2d(depthwise, pointwise, 1, "VALID", data_format=fmt)
 
 
+@tf_export("tf.nn")
 def embedding_lookup(
     params: Any, ids: Any, max_norm: Any = None, name: str | None = None
 ) -> Tensor:
@@ -475,6 +468,7 @@ def embedding_lookup(
 # -- composed activations and losses ---------------------------------------------
 
 
+@tf_export("tf.math", "tf.nn")
 def softsign(features: Any, name: str | None = None) -> Tensor:
     """``features / (abs(features) + 1)``; the gradient is ``1 / (1 + |x|)^2``.
 
@@ -508,6 +502,7 @@ _GELU = Accepts(
 swish = silu
 
 
+@tf_export("tf.nn")
 def gelu(features: Any, approximate: bool = False, name: str | None = None) -> Tensor:
     """Gaussian error linear unit, composed as ``tf.nn.gelu`` composes it.
 
@@ -535,6 +530,7 @@ def gelu(features: Any, approximate: bool = False, name: str | None = None) -> T
     return half * x * (1.0 + erf(x * np.float64(0.7071067811865476)))
 
 
+@tf_export("tf.math")
 def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
     """``log(sigmoid(x))``, computed as ``-softplus(-x)`` (as in TensorFlow).
 
@@ -560,6 +556,7 @@ def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
     return negative(softplus(negative(x)))
 
 
+@tf_export("tf.nn")
 def sigmoid_cross_entropy_with_logits(
     labels: Any = None, logits: Any = None, name: str | None = None
 ) -> Tensor:
@@ -597,6 +594,7 @@ def sigmoid_cross_entropy_with_logits(
     return add(relu_logits - x * z, log1p(exp(neg_abs_logits)))
 
 
+@tf_export("tf.nn")
 def l2_loss(t: Any, name: str | None = None) -> Tensor:
     """``sum(t ** 2) / 2``; the gradient is ``t``.
 
@@ -616,6 +614,7 @@ def l2_loss(t: Any, name: str | None = None) -> Tensor:
     return reduce_sum(square(x)) * 0.5
 
 
+@tf_export("tf.nn")
 def weighted_cross_entropy_with_logits(
     labels: Any, logits: Any, pos_weight: Any, name: str | None = None
 ) -> Tensor:

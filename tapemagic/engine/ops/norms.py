@@ -12,6 +12,7 @@ from .. import dtypes
 from ..accepts import FLOATING, NN_FLOATING, NUMBER, Accepts
 from ..eager_tensor import constant_of
 from ..errors import UnimplementedError
+from ..exports import tf_export
 from ..tensor import Tensor, convert_to_tensor
 from .math import abs as _abs
 from .math import greater, maximum, minimum, multiply, sqrt, truediv, where
@@ -58,6 +59,7 @@ def _is_ord(ord: Any, value: Any) -> bool:
     return not isinstance(ord, str) and ord == value
 
 
+@tf_export("tf", "tf.linalg", numpy=("linalg.norm",))
 def norm(
     tensor: Any,
     ord: Any = "euclidean",
@@ -166,6 +168,7 @@ def _float_values(t: Any, refusals: tuple[Accepts, ...], hint: Any = None) -> Te
     return x
 
 
+@tf_export("tf")
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None,
                  name: str | None = None) -> Tensor:  # fmt: skip
     """Rescale ``t`` so that its L2 norm (over ``axes``) is at most ``clip_norm``.
@@ -220,6 +223,7 @@ def _tensor_sequence(t_list: Any, op_name: str) -> list:
     return list(t_list)
 
 
+@tf_export("tf.linalg")
 def global_norm(t_list: Any, name: str | None = None) -> Tensor:
     """``sqrt(sum of squares of every element of every tensor in t_list)``.
 
@@ -254,6 +258,7 @@ def global_norm(t_list: Any, name: str | None = None) -> Tensor:
     return sqrt(reduce_sum(stack(halves)) * 2.0)
 
 
+@tf_export("tf")
 def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None,
                         name: str | None = None) -> tuple[list, Tensor]:  # fmt: skip
     """Scale all tensors by ``clip_norm / max(global_norm, clip_norm)``.

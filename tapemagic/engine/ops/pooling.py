@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..accepts import NN_FLOATING, Accepts
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, convert_to_tensor
 from ._image import (
@@ -105,6 +106,7 @@ _max_pool = defop(
         "qint8",
         op="MaxPool",
     ),
+    kernels=("MaxPool",),
 )
 
 
@@ -177,6 +179,7 @@ _avg_pool = defop(
     _avg_pool_forward,
     _avg_pool_vjp,
     accepts=NN_FLOATING.for_op("AvgPool"),
+    kernels=("AvgPool",),
 )
 _avg_pool_grad = defop(
     "avg_pool_grad",
@@ -205,6 +208,7 @@ def _pool(op, input, ksize, strides, padding, data_format, op_name) -> Tensor:
     return _from_nhwc(out, fmt)
 
 
+@tf_export("tf.nn")
 def max_pool2d(
     input: Any,
     ksize: Any,
@@ -243,6 +247,7 @@ def max_pool2d(
     )
 
 
+@tf_export("tf.nn")
 def avg_pool2d(
     input: Any,
     ksize: Any,

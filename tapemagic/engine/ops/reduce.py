@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..accepts import NUMBER, REAL_FLOATING, Accepts
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import Op, apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import math as _math
@@ -112,9 +113,11 @@ _reduce_sum = defop(
     _sum_vjp,
     saves=(),
     accepts=NUMBER.for_op("Sum"),
+    kernels=("Sum",),
 )
 
 
+@tf_export("tf", "tf.math", numpy=("sum",))
 def reduce_sum(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -165,9 +168,11 @@ _reduce_mean = defop(
     ),
     saves=(),
     accepts=NUMBER.for_op("Mean"),
+    kernels=("Mean",),
 )
 
 
+@tf_export("tf", "tf.math", numpy=("mean",))
 def reduce_mean(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -225,12 +230,19 @@ def _min_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndarray:
     return np.minimum.reduce(x, axis=axes, keepdims=keepdims)
 
 
-_reduce_max = defop("reduce_max", _max_forward, _max_min_vjp, accepts=_MAX)
+_reduce_max = defop(
+    "reduce_max", _max_forward, _max_min_vjp, accepts=_MAX, kernels=("Max",)
+)
 _reduce_min = defop(
-    "reduce_min", _min_forward, _max_min_vjp, accepts=_MAX.for_op("Min")
+    "reduce_min",
+    _min_forward,
+    _max_min_vjp,
+    accepts=_MAX.for_op("Min"),
+    kernels=("Min",),
 )
 
 
+@tf_export("tf", "tf.math", numpy=("max",))
 def reduce_max(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -260,6 +272,7 @@ def reduce_max(
     return _reduce(_reduce_max.op, input_tensor, axis, keepdims)
 
 
+@tf_export("tf", "tf.math", numpy=("min",))
 def reduce_min(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -361,9 +374,11 @@ _reduce_prod = defop(
         _expand_reduced(ns, g, x, axes, keepdims) * ns.prod_of_others(x, axes=axes),
     ),
     accepts=NUMBER.for_op("Prod"),
+    kernels=("Prod",),
 )
 
 
+@tf_export("tf", "tf.math", numpy=("prod",))
 def reduce_prod(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -420,6 +435,7 @@ _reduce_logsumexp = defop(
 )
 
 
+@tf_export("tf", "tf.math")
 def reduce_logsumexp(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -476,6 +492,7 @@ _reduce_euclidean_norm = defop(
 )
 
 
+@tf_export("tf.math")
 def reduce_euclidean_norm(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -526,10 +543,12 @@ def _without_nan(x: np.ndarray, fill: float) -> np.ndarray:
 _argmax = defop(
     "argmax",
     lambda x, *, axis, dtype: np.argmax(_without_nan(x, -np.inf), axis).astype(dtype),
+    kernels=("ArgMax",),
 )
 _argmin = defop(
     "argmin",
     lambda x, *, axis, dtype: np.argmin(_without_nan(x, np.inf), axis).astype(dtype),
+    kernels=("ArgMin",),
 )
 
 
@@ -557,6 +576,7 @@ def _arg_reduce(op: Op, input: Any, axis: Any, output_type: Any) -> Tensor:
     return apply(op, (x,), {"axis": axis % ndim, "dtype": out_dtype._np})
 
 
+@tf_export("tf", "tf.math", numpy=("argmax",))
 def argmax(
     input: Any, axis: Any = None, output_type: Any = dtypes.int64,
     name: str | None = None,
@@ -585,6 +605,7 @@ def argmax(
     return _arg_reduce(_argmax.op, input, axis, output_type)
 
 
+@tf_export("tf", "tf.math", numpy=("argmin",))
 def argmin(
     input: Any, axis: Any = None, output_type: Any = dtypes.int64,
     name: str | None = None,
@@ -619,11 +640,13 @@ _reduce_any = defop(
     "reduce_any",
     lambda x, *, axes, keepdims: np.any(x, axis=axes, keepdims=keepdims),
     accepts=Accepts("bool", attr=None, op="Any"),
+    kernels=("Any",),
 )
 _reduce_all = defop(
     "reduce_all",
     lambda x, *, axes, keepdims: np.all(x, axis=axes, keepdims=keepdims),
     accepts=Accepts("bool", attr=None, op="All"),
+    kernels=("All",),
 )
 
 
@@ -638,6 +661,7 @@ def _logical_reduce(op: Op, input_tensor: Any, axis: Any, keepdims: bool) -> Ten
     return _reduce(op, input_tensor, axis, keepdims)
 
 
+@tf_export("tf", "tf.math")
 def reduce_any(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -663,6 +687,7 @@ def reduce_any(
     return _logical_reduce(_reduce_any.op, input_tensor, axis, keepdims)
 
 
+@tf_export("tf", "tf.math")
 def reduce_all(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:

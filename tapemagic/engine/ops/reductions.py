@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..exports import tf_export
 from ..tensor import Tensor, convert_to_tensor
 from . import math, reduce
 from ._util import require_float
@@ -17,6 +18,7 @@ __all__ = ["reduce_std", "reduce_variance"]
 # -- variance and standard deviation (composed) ------------------------------------
 
 
+@tf_export("tf.math", numpy=("var",))
 def reduce_variance(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
@@ -46,6 +48,7 @@ def reduce_variance(
     return reduce.reduce_mean(math.square(math.subtract(x, mean)), axis, keepdims)
 
 
+@tf_export("tf.math", numpy=("std",))
 def reduce_std(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..accepts import NUMBER
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import Op, apply, defop
 from ..tensor import Tensor, convert_to_tensor
 
@@ -99,6 +100,7 @@ def _scan(op: Op, x: Any, axis: Any, exclusive: bool, reverse: bool) -> Tensor:
     return apply(op, (t,), params)
 
 
+@tf_export("tf", "tf.math", numpy=("cumsum",))
 def cumsum(
     x: Any,
     axis: Any = 0,
@@ -135,6 +137,7 @@ def cumsum(
     return _scan(_cumsum.op, x, axis, exclusive, reverse)
 
 
+@tf_export("tf.math")
 def cumprod(
     x: Any,
     axis: Any = 0,

@@ -17,12 +17,13 @@ import numpy as np
 from .. import dtypes
 from ..eager_tensor import constant_of
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_inputs, convert_to_tensor
 from ._util import check_axis, normalize_axes, shape_reads, static_shape
+from .indexing import gather as gather
+from .indexing import gather_nd as gather_nd
 from .indexing import (
-    gather,
-    gather_nd,
     getitem,
     getitem_raw,
     getitem_variable,
@@ -30,12 +31,12 @@ from .indexing import (
 )
 from .math import identity
 
+# The ops imported ``as`` themselves are re-exported: their old import path
+# through this module keeps working; __all__ lists what this module defines.
 __all__ = [
     "broadcast_to",
     "concat",
     "expand_dims",
-    "gather",
-    "gather_nd",
     "getitem",
     "getitem_variable",
     "pad",
@@ -67,6 +68,7 @@ _reshape = defop(
 )
 
 
+@tf_export("tf", numpy=("reshape",))
 def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
     """``tensor`` with a new shape of the same size; one entry may be -1.
 
@@ -105,6 +107,7 @@ _transpose = defop(
 )
 
 
+@tf_export("tf", numpy=("transpose",))
 def transpose(a: Any, perm: Any = None, conjugate: bool = False,
               name: str | None = None) -> Tensor:  # fmt: skip
     """Permute the axes of ``a`` (reverse them by default).
@@ -129,6 +132,7 @@ def transpose(a: Any, perm: Any = None, conjugate: bool = False,
     return apply(_transpose.op, (x,), {"perm": perm})
 
 
+@tf_export("tf")
 def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     """Insert a size-1 axis at ``axis`` (negative counts from the end)."""
     x = convert_to_tensor(input)
@@ -144,6 +148,7 @@ def expand_dims(input: Any, axis: int, name: str | None = None) -> Tensor:
     return reshape(x, shape[:axis] + (1,) + shape[axis:])
 
 
+@tf_export("tf", numpy=("squeeze",))
 def squeeze(input: Any, axis: Any = None, name: str | None = None) -> Tensor:
     """Remove size-1 axes (all of them, or those in ``axis``).
 
@@ -187,6 +192,7 @@ _broadcast_to = defop(
 )
 
 
+@tf_export("tf")
 def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
     """``input`` broadcast to ``shape`` (NumPy rules); the VJP sums it back."""
     x = convert_to_tensor(input)
@@ -204,9 +210,11 @@ _stack = defop(
     # The adjoint of joining is splitting: g unstacked on the new axis (after
     # g's batch axes).
     lambda ns, g, out, *xs, axis: ns.unstack(g, axis=axis + ns.nb(g, out)),
+    kernels=("Pack",),
 )
 
 
+@tf_export("tf", numpy=("stack",))
 def stack(values: list, axis: int = 0, name: str | None = None) -> Tensor:
     """Join tensors of one shape along a new axis.
 
@@ -228,9 +236,11 @@ _unstack = defop(
     lambda x, *, axis: tuple(np.moveaxis(x, axis, 0)),
     lambda ns, g, out, x, *, axis: (ns.stack(*g, axis=axis + ns.nb(g[0], out[0])),),
     multi_output=True,
+    kernels=("Unpack",),
 )
 
 
+@tf_export("tf")
 def unstack(value: Any, num: int | None = None, axis: int = 0,
             name: str | None = None) -> list[Tensor]:  # fmt: skip
     """Split ``value`` along ``axis`` into a list of tensors of one rank less."""
@@ -265,6 +275,7 @@ _split_at_op = defop(
     # axis counts from the end; concat takes it from the start of g's pieces
     lambda ns, g, out, x, *, bounds, axis: (ns.concat(*g, axis=axis + ns.ndim(g[0])),),
     multi_output=True,
+    kernels=("SplitV",),
 )
 
 
@@ -276,9 +287,11 @@ _concat = defop(
     "concat",
     lambda *xs, axis: np.concatenate(xs, axis=axis),
     _concat_vjp,
+    kernels=("ConcatV2",),
 )
 
 
+@tf_export("tf")
 def concat(values: list, axis: int, name: str | None = None) -> Tensor:
     """Join tensors along an existing ``axis``.
 
@@ -342,6 +355,7 @@ def _split_sizes(splits: Any, dim: int, axis: int) -> list[int]:
     return sizes
 
 
+@tf_export("tf")
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: int | None = None,
           name: str | None = None) -> list[Tensor]:  # fmt: skip
     """Split ``value`` along ``axis`` into pieces.
@@ -394,6 +408,7 @@ def _tile_vjp(ns, g, out, x, *, multiples):
 _tile = defop("tile", lambda x, *, multiples: np.tile(x, multiples), _tile_vjp)
 
 
+@tf_export("tf")
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
     """Repeat ``input`` ``multiples[i]`` times along each axis ``i``.
 
@@ -447,7 +462,7 @@ def _pad_forward(x: np.ndarray, *, paddings: tuple, constant: Any) -> np.ndarray
     return np.pad(x, paddings, mode="constant", constant_values=constant)
 
 
-_pad = defop("pad", _pad_forward, _pad_vjp)
+_pad = defop("pad", _pad_forward, _pad_vjp, kernels=("PadV2",))
 
 
 def _mirror_pad(x: Tensor, paddings: tuple, reflect: bool) -> Tensor:
@@ -474,6 +489,7 @@ def _mirror_pad(x: Tensor, paddings: tuple, reflect: bool) -> Tensor:
     return x
 
 
+@tf_export("tf")
 def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", constant_values: Any = 0,
         name: str | None = None) -> Tensor:  # fmt: skip
     """Pad ``tensor`` with ``paddings[i] = [before, after]`` elements on axis ``i``.
@@ -566,9 +582,11 @@ _reverse = defop(
     lambda ns, g, out, x, *, axes: (
         ns.reverse(g, axes=tuple(a % ns.ndim(x) - ns.ndim(x) for a in axes)),
     ),
+    kernels=("ReverseV2",),
 )
 
 
+@tf_export("tf")
 def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
     """Reverse the order of elements along each axis in ``axis``.
 
@@ -633,6 +651,7 @@ def _shape_of(input: Any) -> tuple[int, ...]:
     return convert_to_tensor(input)._value.shape
 
 
+@tf_export("tf")
 def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
     """The shape of ``input`` as a 1-D integer tensor.
 
@@ -654,6 +673,7 @@ def shape(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> 
     return constant_of(np.asarray(_shape_of(input), dtype=dtype))
 
 
+@tf_export("tf")
 def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> Tensor:
     """The number of elements of ``input`` as a scalar integer tensor.
 
@@ -668,6 +688,7 @@ def size(input: Any, out_type: Any = dtypes.int32, name: str | None = None) -> T
     return constant_of(np.asarray(count, dtype=dtype))
 
 
+@tf_export("tf")
 def rank(input: Any, name: str | None = None) -> Tensor:
     """The number of axes of ``input`` as a scalar int32 tensor.
 

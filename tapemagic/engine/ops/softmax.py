@@ -14,6 +14,7 @@ import numpy as np
 from ..accepts import NN_FLOATING, Accepts
 from ..eager_tensor import constant_of
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..namespace import register_helper
 from ..op import apply, defop
 from ..tensor import Tensor, convert_inputs, convert_to_tensor
@@ -93,6 +94,7 @@ def _axis_from_end(axis: Any, ndim: int, op_name: str) -> int:
     return axis % ndim - ndim
 
 
+@tf_export("tf.nn")
 def softmax(logits: Any, axis: int | None = None, name: str | None = None) -> Tensor:
     """``exp(logits) / reduce_sum(exp(logits), axis)``, stable for any logits.
 
@@ -117,6 +119,7 @@ def softmax(logits: Any, axis: int | None = None, name: str | None = None) -> Te
     return apply(_softmax.op, (x,), {"axis": _axis_from_end(axis, x.ndim, "softmax")})
 
 
+@tf_export("tf.nn")
 def log_softmax(
     logits: Any, axis: int | None = None, name: str | None = None
 ) -> Tensor:
@@ -211,6 +214,7 @@ _softmax_xent = defop(
 )
 
 
+@tf_export("tf.nn")
 def softmax_cross_entropy_with_logits(
     labels: Any, logits: Any, axis: int = -1, name: str | None = None
 ) -> Tensor:
@@ -336,6 +340,7 @@ _sparse_xent = defop(
 )
 
 
+@tf_export("tf.nn")
 def sparse_softmax_cross_entropy_with_logits(
     labels: Any, logits: Any, name: str | None = None
 ) -> Tensor:

@@ -13,6 +13,7 @@ from .. import dtypes
 from ..accepts import RELU6, SIGNED, Accepts
 from ..eager_tensor import tensor_of
 from ..errors import InvalidArgumentError
+from ..exports import tf_export
 from ..op import apply, defop
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import indexing as _indexing
@@ -80,6 +81,7 @@ _SORT = Accepts(SIGNED.allowed, op="Neg", also="uint8")
 _TOP_K = RELU6.for_op("TopKV2")
 
 
+@tf_export("tf")
 def argsort(values: Any, axis: int = -1, direction: str = "ASCENDING",
             stable: bool = False, name: str | None = None) -> Tensor:  # fmt: skip
     """The int32 indices that sort ``values`` along ``axis``.
@@ -134,6 +136,7 @@ def _order(x: Tensor, axis: int, descending: bool, k: int = -1,
     return apply(_argsort.op, (x,), params)
 
 
+@tf_export("tf")
 def sort(values: Any, axis: int = -1, direction: str = "ASCENDING",
          name: str | None = None) -> Tensor:  # fmt: skip
     """``values`` sorted along ``axis``.
@@ -172,6 +175,7 @@ class TopKV2(NamedTuple):
     indices: Tensor
 
 
+@tf_export("tf.math", "tf.nn")
 def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,
           name: str | None = None) -> TopKV2:  # fmt: skip
     """The ``k`` largest entries along the last axis, and their indices.
