@@ -4,11 +4,15 @@ Layers (:mod:`~tapemagic.keras.layers`), models (``Sequential``, ``Model``
 subclassing and functional models, with ``compile``/``fit``/``evaluate``/
 ``predict``), losses, metrics, activations, initializers and optimizers (SGD,
 Adam, RMSprop), with Keras 3's semantics. ``tapemagic.tf.keras`` is this
-package.
+package, and its modules import under that name too (``import
+tapemagic.tf.keras.layers``). ``regularizers`` and ``applications`` are not
+here yet: they import, and what a program uses from them raises
+NotImplementedError saying what to use instead.
 """
 
 from . import (
     activations,
+    applications,
     backend,
     callbacks,
     initializers,
@@ -17,6 +21,7 @@ from . import (
     metrics,
     models,
     optimizers,
+    regularizers,
     utils,
 )
 from .callbacks import Callback, History
@@ -38,6 +43,7 @@ __all__ = [
     "Sequential",
     "Variable",
     "activations",
+    "applications",
     "backend",
     "callbacks",
     "initializers",
@@ -46,5 +52,6 @@ __all__ = [
     "metrics",
     "models",
     "optimizers",
+    "regularizers",
     "utils",
 ]

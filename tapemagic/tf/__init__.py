@@ -141,7 +141,6 @@ from ..engine.ops.shape import (
 )
 
 if TYPE_CHECKING:  # loaded on first use (see the docstring and _NAMES)
-    from .. import keras
     from ..engine import (
         Module,
         TensorSpec,
@@ -177,6 +176,7 @@ if TYPE_CHECKING:  # loaded on first use (see the docstring and _NAMES)
         debugging,
         dtypes,
         errors,
+        keras,
         linalg,
         math,
         nest,
@@ -341,7 +341,7 @@ _SUBMODULES = {
     "debugging": ".debugging",
     "dtypes": ".dtypes",
     "errors": ".errors",
-    "keras": "..keras",
+    "keras": ".keras",
     "linalg": ".linalg",
     "math": ".math",
     "nest": ".nest",

@@ -90,7 +90,7 @@ _SUBMODULES = {
     "debugging": "tapemagic.tf.debugging",
     "dtypes": "tapemagic.tf.dtypes",
     "errors": "tapemagic.tf.errors",
-    "keras": "tapemagic.keras",
+    "keras": "tapemagic.tf.keras",
     "linalg": "tapemagic.tf.linalg",
     "math": "tapemagic.tf.math",
     "nest": "tapemagic.tf.nest",
