@@ -16,7 +16,7 @@ from typing import Any
 
 from IPython.core.error import UsageError
 
-from . import tf_recorder
+from . import alias, tf_recorder
 from .engine.recorder import detach
 from .engine.tape import GradientTape, UnconnectedGradients
 from .engine.tensor import Tensor, Variable
@@ -89,9 +89,18 @@ def tensorflow_engine() -> Engine:
     recorder, and lets the graph package read TensorFlow's tapes.
 
     Raises:
-        UsageError: if TensorFlow is not installed, saying how to install it.
+        UsageError: if TensorFlow is not installed, saying how to install it,
+            or while ``import tensorflow`` loads tapemagic (tapemagic.alias).
     """
     if not _TENSORFLOW:
+        if alias.is_aliased():
+            raise UsageError(
+                "%%tape --engine tensorflow needs real TensorFlow, but `import "
+                "tensorflow` loads tapemagic in this kernel (tapemagic.alias is "
+                "on). Run the cell without --engine, on tapemagic; or call "
+                "tapemagic.alias.unalias_tensorflow() and rebind tf with import "
+                "tensorflow as tf."
+            )
         try:
             module = tf_recorder.load()
         except ModuleNotFoundError:
