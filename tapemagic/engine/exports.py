@@ -6,95 +6,112 @@ Each op says it once, beside its declaration: ``defop(..., tf=("tf",
 composed of others). A location is a namespace (``"tf.math"``: the function
 keeps its name there) or a namespace and the name it has there
 (``"tf.random:normal"``). Beside it, an op names TensorFlow's op types that
-compute it where they are not its name in CamelCase (``kernels=("AddV2",)``,
-:data:`KERNELS`) and the NumPy functions that take the same arguments and give
-the same values (``numpy=("sin",)``, :data:`NUMPY_TWINS`).
+compute it where they are not its name in CamelCase (``kernels=("AddV2",)``)
+and the NumPy functions that take the same arguments and give the same values
+(``numpy=("sin",)``).
 
-``tapemagic/tf/_generate.py`` writes from these tables, once every op module
-is loaded (``tapemagic.engine.ops.load_all``): the ``tf`` namespace modules,
-the TensorFlow recorder's op types (``tf_recorder/_kernels.py``) and the
-NumPy calls a fix rewrites (``graph/numpy_twins.py``).
+A declaration only marks the function (an :class:`Exports` in its
+``tf_exports`` attribute): importing an op module builds no table.
+:func:`tables` reads the marks of the loaded op modules, and
+``tapemagic/tf/_generate.py`` writes from them, once every op module is
+loaded (``tapemagic.engine.ops.load_all``): the ``tf`` namespace modules, the
+TensorFlow recorder's op types (``tf_recorder/_kernels.py``) and the NumPy
+calls a fix rewrites (``graph/numpy_twins.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TypeVar
+import sys
+from collections.abc import Callable
+from typing import NamedTuple, TypeVar
 
-__all__ = ["KERNELS", "NUMPY_TWINS", "TF_EXPORTS", "record", "tf_export"]
-
-# (namespace, name there) -> (module, attribute): "tf.math", "sin" ->
-# "tapemagic.engine.ops.elementary", "sin".
-TF_EXPORTS: dict[tuple[str, str], tuple[str, str]] = {}
-# TensorFlow's op type -> the op's name: "AddV2" -> "add".
-KERNELS: dict[str, str] = {}
-# A NumPy function's name -> (module, attribute) of its twin: "sin" ->
-# "tapemagic.engine.ops.elementary", "sin".
-NUMPY_TWINS: dict[str, tuple[str, str]] = {}
+__all__ = ["Exports", "Tables", "tables", "tf_export"]
 
 _F = TypeVar("_F", bound=Callable)
+_OPS = "tapemagic.engine.ops."
 
 
-def record(
-    module: str,
-    attribute: str,
-    locations: Iterable[str],
-    numpy: Iterable[str] = (),
-    kernels: Iterable[str] = (),
-) -> None:
-    """Put ``module.attribute`` at each of ``locations`` in the ``tf`` namespace.
+class Exports(NamedTuple):
+    """What a public function declares: where it lives in ``tf``, its NumPy
+    twins, and (for an op) TensorFlow's op types that compute it."""
 
-    ``numpy`` names the NumPy functions it is the twin of, ``kernels`` the
-    TensorFlow op types that compute it (see the module docstring).
+    module: str
+    name: str
+    locations: tuple[str, ...]
+    numpy: tuple[str, ...] = ()
+    kernels: tuple[str, ...] = ()
 
-    Raises:
-        ValueError: if a location is malformed, or another function holds it.
 
-    Example:
-        >>> record("tapemagic.engine.ops.math", "_doctest_pow", ["tf.math"])
-        >>> TF_EXPORTS.pop(("tf.math", "_doctest_pow"))
-        ('tapemagic.engine.ops.math', '_doctest_pow')
+class Tables(NamedTuple):
+    """The declarations of the loaded op modules, as tables.
+
+    ``tf``: (namespace, name there) -> (module, attribute); ``kernels``:
+    TensorFlow's op type -> the op's name; ``numpy``: a NumPy function's name
+    -> (module, attribute) of its twin.
     """
-    for location in locations:
-        namespace, _, name = location.partition(":")
-        if namespace != "tf" and not namespace.startswith("tf."):
-            raise ValueError(
-                f"{module}.{attribute}: the location {location!r} is not in the tf "
-                "namespace; write 'tf', 'tf.math' or 'tf.random:normal'."
-            )
-        key = (namespace, name or attribute)
-        held = TF_EXPORTS.setdefault(key, (module, attribute))
-        if held != (module, attribute):
-            raise ValueError(
-                f"{namespace}.{key[1]} is {held[0]}.{held[1]} already; "
-                f"{module}.{attribute} cannot take it too."
-            )
-    for name in numpy:
-        _claim(NUMPY_TWINS, name, (module, attribute), "np." + name)
-    for op_type in kernels:
-        _claim(KERNELS, op_type, attribute, "the op type " + op_type)
+
+    tf: dict[tuple[str, str], tuple[str, str]]
+    kernels: dict[str, str]
+    numpy: dict[str, tuple[str, str]]
 
 
-def _claim(table: dict, key: str, value: object, what: str) -> None:
-    held = table.setdefault(key, value)
-    if held != value:
-        raise ValueError(f"{what} is {held!r}'s already; {value!r} cannot take it.")
-
-
-def tf_export(*locations: str, numpy: Iterable[str] = ()) -> Callable[[_F], _F]:
-    """Decorate a public function with its locations in the ``tf`` namespace
-    (and the NumPy functions it is the twin of).
+def tf_export(*locations: str, numpy: tuple[str, ...] = ()) -> Callable[[_F], _F]:
+    """Mark a public function with its locations in the ``tf`` namespace (and
+    the NumPy functions it is the twin of).
 
     Example:
         >>> @tf_export("tf.math")
-        ... def _doctest_twice(x):
+        ... def twice(x):
         ...     return 2 * x
-        >>> TF_EXPORTS.pop(("tf.math", "_doctest_twice"))[1]
-        '_doctest_twice'
+        >>> twice.tf_exports.locations
+        ('tf.math',)
     """
 
     def export(fn: _F) -> _F:
-        record(fn.__module__, fn.__name__, locations, numpy)
+        fn.tf_exports = Exports(fn.__module__, fn.__name__, locations, numpy)  # type: ignore[attr-defined]
         return fn
 
     return export
+
+
+def tables() -> Tables:
+    """The tables of every declaration in the loaded op modules.
+
+    Raises:
+        ValueError: if a location is not in the ``tf`` namespace, or two
+            functions claim one location, NumPy name or op type.
+    """
+    result = Tables({}, {}, {})
+    for module_name, module in sorted(sys.modules.items()):
+        if not module_name.startswith(_OPS):
+            continue
+        for value in list(vars(module).values()):
+            exports = getattr(value, "tf_exports", None)
+            if isinstance(exports, Exports) and exports.module == module_name:
+                _add(result, exports)
+    return result
+
+
+def _add(tables: Tables, exports: Exports) -> None:
+    target = (exports.module, exports.name)
+    for location in exports.locations:
+        namespace, _, name = location.partition(":")
+        if namespace != "tf" and not namespace.startswith("tf."):
+            raise ValueError(
+                f"{exports.module}.{exports.name}: the location {location!r} is not "
+                "in the tf namespace; write 'tf', 'tf.math' or 'tf.random:normal'."
+            )
+        _claim(tables.tf, (namespace, name or exports.name), target, location)
+    for name in exports.numpy:
+        _claim(tables.numpy, name, target, "np." + name)
+    for op_type in exports.kernels:
+        _claim(tables.kernels, op_type, exports.name, "the op type " + op_type)
+
+
+def _claim(table: dict, key: object, value: object, what: str) -> None:
+    held = table.setdefault(key, value)
+    if held != value:
+        raise ValueError(
+            f"{what} is declared by {held!r} already; {value!r} cannot declare "
+            "it too: say it beside one of them only."
+        )

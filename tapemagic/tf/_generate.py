@@ -25,7 +25,7 @@ import importlib
 import re
 from pathlib import Path
 
-from ..engine.exports import KERNELS, NUMPY_TWINS, TF_EXPORTS
+from ..engine.exports import Tables, tables
 from ..engine.ops import LAZY_MODULES, load_all
 
 __all__ = ["HEADER", "generate", "write"]
@@ -215,11 +215,10 @@ def _module_key(namespace: str):
     return key
 
 
-def _table() -> dict[str, dict[str, tuple[str, str, bool]]]:
+def _table(declared: Tables) -> dict[str, dict[str, tuple[str, str, bool]]]:
     """namespace -> name -> (module, attribute, lazy)."""
-    load_all()
     spaces: dict[str, dict[str, tuple[str, str, bool]]] = {}
-    for (namespace, name), (module, attribute) in TF_EXPORTS.items():
+    for (namespace, name), (module, attribute) in declared.tf.items():
         lazy = module.startswith(_OPS) and module[len(_OPS) :] in LAZY_MODULES
         spaces.setdefault(namespace, {})[name] = (module, attribute, lazy)
     for (namespace, name), entry in _OTHERS.items():
@@ -274,8 +273,8 @@ def _source(namespace: str, names: dict[str, tuple[str, str, bool]]) -> str:
     )
 
 
-def _kernels() -> str:
-    entries = "".join(f'    "{t}": "{KERNELS[t]}",\n' for t in sorted(KERNELS))
+def _kernels(kernels: dict[str, str]) -> str:
+    entries = "".join(f'    "{t}": "{kernels[t]}",\n' for t in sorted(kernels))
     return (
         f"{HEADER}"
         '"""TensorFlow\'s op types under the names of the engine\'s ops, where the\n'
@@ -286,10 +285,11 @@ def _kernels() -> str:
     )
 
 
-def _twin_path(numpy_name: str, target: tuple[str, str]) -> str:
+def _twin_path(declared: Tables, numpy_name: str) -> str:
     """Where users write the twin of ``np.<numpy_name>``: ``tf.divide``, under
     the NumPy name where TensorFlow has it, else at its shortest location."""
-    places = [key for key, held in TF_EXPORTS.items() if held == target]
+    target = declared.numpy[numpy_name]
+    places = [key for key, held in declared.tf.items() if held == target]
     if not places:
         raise ValueError(f"np.{numpy_name}: its twin {target} is in no tf namespace")
     namespace, name = min(
@@ -299,9 +299,9 @@ def _twin_path(numpy_name: str, target: tuple[str, str]) -> str:
     return f"{namespace}.{name}"
 
 
-def _twins() -> str:
+def _twins(declared: Tables) -> str:
     entries = "".join(
-        f'    "{n}": "{_twin_path(n, NUMPY_TWINS[n])}",\n' for n in sorted(NUMPY_TWINS)
+        f'    "{n}": "{_twin_path(declared, n)}",\n' for n in sorted(declared.numpy)
     )
     return (
         f"{HEADER}"
@@ -317,12 +317,14 @@ def _twins() -> str:
 def generate() -> dict[Path, str]:
     """The text of each generated module, by its path."""
     root = Path(__file__).resolve().parent
+    load_all()
+    declared = tables()
     files = {}
-    for namespace, names in _table().items():
+    for namespace, names in _table(declared).items():
         leaf = "__init__" if namespace == "tf" else namespace.split(".", 1)[1]
         files[root / f"{leaf}.py"] = _source(namespace, names)
-    files[root.parent / "tf_recorder" / "_kernels.py"] = _kernels()
-    files[root.parent / "graph" / "numpy_twins.py"] = _twins()
+    files[root.parent / "tf_recorder" / "_kernels.py"] = _kernels(declared.kernels)
+    files[root.parent / "graph" / "numpy_twins.py"] = _twins(declared)
     return files
 
 

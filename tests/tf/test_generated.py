@@ -8,11 +8,14 @@ TensorFlow recorder's op types and the NumPy twins the fixes use from it.
 from __future__ import annotations
 
 import difflib
+import sys
+import types
 
 import pytest
 
 import tapemagic.tf as tf
 from tapemagic.engine import exports
+from tapemagic.engine.ops import load_all
 from tapemagic.tf import _generate
 
 
@@ -38,9 +41,8 @@ def test_every_generated_file_says_so_and_covers_the_table():
     assert {"__init__.py", "math.py", "nn.py", "linalg.py", "random.py"} <= names
     assert {"_kernels.py", "numpy_twins.py"} <= names
     # every location of the table resolves to the declared object
-    for (namespace, name), (module, attribute) in exports.TF_EXPORTS.items():
-        if name.startswith("_doctest"):
-            continue
+    load_all()
+    for (namespace, name), (module, attribute) in exports.tables().tf.items():
         space = tf
         for part in namespace.split(".")[1:]:
             space = getattr(space, part)
@@ -48,19 +50,48 @@ def test_every_generated_file_says_so_and_covers_the_table():
         assert getattr(space, name) is getattr(target, attribute), (namespace, name)
 
 
-def test_a_location_is_taken_once_and_lies_in_the_tf_namespace():
-    exports.record("tests.fake", "first", ["tf.math:_test_only"])
+def _declaring(*functions) -> types.ModuleType:
+    """A loaded op module whose functions carry these declarations."""
+    module = types.ModuleType("tapemagic.engine.ops._declaring_for_test")
+    for name, locations, kernels in functions:
+        fn = exports.tf_export(*locations)(lambda x: x)
+        fn.tf_exports = exports.Exports(module.__name__, name, locations, (), kernels)
+        setattr(module, name, fn)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("functions", "error"),
+    [
+        (
+            [("first", ("tf.math:_t",), ()), ("second", ("tf.math:_t",), ())],
+            "tf.math:_t is declared by .*first.* already; .*second.* cannot",
+        ),
+        ([("first", ("math",), ())], "not in the tf namespace"),
+        (
+            [("first", (), ("AddV2",))],
+            "the op type AddV2 is declared by 'first' already; 'add'",
+        ),
+    ],
+)
+def test_a_location_is_taken_once_and_lies_in_the_tf_namespace(functions, error):
+    module = _declaring(*functions)
+    sys.modules[module.__name__] = module
     try:
-        with pytest.raises(ValueError, match="tf.math._test_only is tests.fake.first"):
-            exports.record("tests.fake", "second", ["tf.math:_test_only"])
-        # the same function declared again (a module reloaded) is no conflict
-        exports.record("tests.fake", "first", ["tf.math:_test_only"])
+        load_all()
+        with pytest.raises(ValueError, match=error):
+            exports.tables()
     finally:
-        del exports.TF_EXPORTS["tf.math", "_test_only"]
-    with pytest.raises(ValueError, match="not in the tf namespace"):
-        exports.record("tests.fake", "first", ["math"])
-    with pytest.raises(ValueError, match="the op type AddV2"):
-        exports.record("tests.fake", "first", [], kernels=["AddV2"])
+        del sys.modules[module.__name__]
+
+
+def test_a_declaration_marks_the_function_and_builds_no_table():
+    @exports.tf_export("tf.math")
+    def twice(x):
+        return 2 * x
+
+    assert twice.tf_exports == exports.Exports(__name__, "twice", ("tf.math",))
+    assert ("tf.math", "twice") not in exports.tables().tf  # not an op module
 
 
 def test_aliases_and_renames_come_from_the_declarations():
