@@ -47,9 +47,6 @@ from IPython.core.magic import (
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
-import tapemagic
-
-from .engine import hooks as engine_hooks
 from .engine.tape import (
     GradientTape,
     set_explain_default,
@@ -609,6 +606,8 @@ _LAST_TAPE: list[Any] = []
 
 # The post_run_cell callback each shell runs, to unregister it on unloading.
 _LATER_CELLS: dict[int, Any] = {}
+# The log factory that `%tape --all on` replaced, put back by `%tape --all off`.
+_REPLACED_FACTORY: list[Any] = []
 
 
 def _explain_later_cells(shell: Any) -> Any:
@@ -629,7 +628,7 @@ def explain_every_tape(shell: Any, on: bool) -> None:
 
     Its logs name the cells they quote as the ``%%tape`` magic does
     (``In[7]``); a None or NaN gradient is explained under the cell that
-    asked for it.
+    asked for it. ``off`` puts back the log factory that ``on`` replaced.
     """
     if on:
         label_for = _labeller(shell)
@@ -640,9 +639,11 @@ def explain_every_tape(shell: Any, on: bool) -> None:
             log.label = label_for(log.filename) if log.filename else None
             return log
 
-        set_explain_factory(notebook_log)
-    else:
-        tapemagic._register_engine_hooks(engine_hooks)  # the package's own factory
+        replaced = set_explain_factory(notebook_log)
+        if not _REPLACED_FACTORY:  # on twice: the first one replaced the package's
+            _REPLACED_FACTORY.append(replaced)
+    elif _REPLACED_FACTORY:
+        set_explain_factory(_REPLACED_FACTORY.pop())
     set_explain_default(on)
 
 

@@ -29,6 +29,7 @@ PARTS = [
     "viz",
     "magic.py",
     "engines.py",
+    "hooks.py",
     "__init__.py",
 ]
 

@@ -588,8 +588,7 @@ def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
         assert shown(captured).strip() == ""
         # Tapes made inside tapemagic (Keras' fit) keep no log.
         made = []
-        factory = hooks._explain_factory
-        hooks.set_explain_factory(lambda: made.append(1) or factory())
+        factory = hooks.set_explain_factory(lambda: made.append(1) or factory())
         try:
             result, _ = run(
                 ip,
