@@ -28,6 +28,8 @@ PARTS = [
     "graph",
     "viz",
     "magic.py",
+    "later.py",
+    "cell.py",
     "engines.py",
     "hooks.py",
     "__init__.py",
