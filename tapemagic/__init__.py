@@ -143,6 +143,7 @@ def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
     """What ``tape.explain(target, sources)`` returns: the tape's findings."""
     from .graph.from_tape import explain_tape
 
+    _make_readable(tape)  # a TensorFlow tape's RecordingTape.explain comes here
     return explain_tape(tape, target, sources)
 
 

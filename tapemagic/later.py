@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from IPython.core.error import UsageError
 from IPython.display import display
 
 from .cell import last_tape, make_labeller, one_line
 from .engine.tape import set_explain_default, set_explain_factory
+from .engines import TAPEMAGIC, choose_engine
 from .graph.findings import Findings
 from .graph.from_tape import explain_tape, unseen_findings
 from .graph.log import ExplainLog
@@ -71,7 +73,18 @@ def explain_every_tape(shell: Any, on: bool) -> None:
     Its logs name the cells they quote as the ``%%tape`` magic does
     (``In[7]``); a None or NaN gradient is explained under the cell that
     asked for it. ``off`` puts back the log factory that ``on`` replaced.
+
+    Raises:
+        UsageError: for ``on`` where ``tf`` is real TensorFlow, whose tapes it
+            cannot make keep a log (a ``%%tape`` cell's tape does).
     """
+    if on and choose_engine(None, shell.user_ns) is not TAPEMAGIC:
+        raise UsageError(
+            "%tape --all on explains the tapes of tapemagic's engine, and `tf` is "
+            "real TensorFlow here: its tf.GradientTape keeps no explanation log. "
+            "Run the cell with %%tape instead (its tape explains itself: "
+            "tape.explain()), or use import tapemagic.tf as tf."
+        )
     if on:
         label_for = make_labeller(shell)
 
