@@ -48,8 +48,8 @@ def run_cell(shell: Any, args: Any, line: str, cell: str) -> tuple[Any, Any]:
 
     Args:
         shell: the InteractiveShell whose namespace the cell runs in.
-        args: the options of ``line``, parsed and checked
-            (``tapemagic.magic.run_tape_cell`` parses them).
+        args: the options of ``line``, parsed (``tapemagic.magic.run_tape_cell``
+            parses them); they are checked here.
         line: the options as written, for the cell's first line.
         cell: the cell body.
 
