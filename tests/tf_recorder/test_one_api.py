@@ -186,3 +186,18 @@ def test_tape_all_says_what_works_on_tensorflow(ip):
             assert finding.cause == "not_watched"
     finally:
         run(ip, "%tape --all off")
+
+
+def test_a_tape_without_a_log_names_the_call_that_explains(ip):
+    # A plain tape made outside %%tape keeps no explanation log on either engine.
+    run(
+        ip,
+        "with tf.GradientTape() as plain:\n"
+        "    y = w * x\n"
+        "try:\n"
+        "    tapemagic.explain(plain)\n"
+        "except ValueError as err:\n"
+        "    _message = str(err)",
+    )
+    assert "keeps no explanation log" in ip.user_ns["_message"]
+    assert "%%tape" in ip.user_ns["_message"]
