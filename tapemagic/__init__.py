@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .hooks import set_diagnosis as _set_diagnosis
+from .hooks import set_explain_factory as _set_explain_factory
+
 __version__ = "0.1.0"
 __all__ = [
     "__version__",
@@ -125,10 +128,10 @@ def _make_readable(tape: Any) -> None:
 
 
 # The engine never imports the graph package: GradientTape(explain=True) and
-# tape.explain() ask through registration hooks, filled with these loaders, and
-# the graph package loads on first use. The root imports nothing here (importing
-# tapemagic.graph.diagnosis must not load the engine): engine/hooks.py hands
-# itself to _register_engine_hooks when it is first imported.
+# tape.explain() ask through the slots of tapemagic.hooks, filled here with
+# these loaders, and the graph package loads on first use. The root imports
+# only that module, which imports nothing (importing tapemagic.graph.diagnosis
+# must not load the engine); every engine module runs after this one.
 def _explain_log() -> Any:
     """What ``GradientTape(explain=True)`` listens with: a new ExplainLog."""
     from .graph.log import ExplainLog
@@ -140,11 +143,9 @@ def _explain_tape(tape: Any, target: Any, sources: Any) -> Any:
     """What ``tape.explain(target, sources)`` returns: the tape's findings."""
     from .graph.from_tape import explain_tape
 
+    _make_readable(tape)  # a TensorFlow tape's RecordingTape.explain comes here
     return explain_tape(tape, target, sources)
 
 
-def _register_engine_hooks(hooks: Any) -> None:
-    """Fill the engine's registration hooks (``engine/hooks.py``) with the
-    loaders above."""
-    hooks.set_explain_factory(_explain_log)
-    hooks.set_diagnosis(_explain_tape)
+_set_explain_factory(_explain_log)
+_set_diagnosis(_explain_tape)

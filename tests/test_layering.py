@@ -28,7 +28,10 @@ PARTS = [
     "graph",
     "viz",
     "magic.py",
+    "later.py",
+    "cell.py",
     "engines.py",
+    "hooks.py",
     "__init__.py",
 ]
 

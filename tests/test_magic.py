@@ -312,6 +312,36 @@ def test_run_tape_cell_from_python(ip):
     assert view.graph.ops[0].line == 2
 
 
+def test_run_cell_from_python_binds_the_tape_and_the_gradients(ip):
+    from types import SimpleNamespace
+
+    from tapemagic.cell import run_cell
+
+    args = SimpleNamespace(
+        engine=None, watch=None, persistent=False, watch_accessed=True,
+        name="mine", target="z", sources="w", out="dz", unconnected="none",
+    )  # fmt: skip
+    tape, gradients = run_cell(ip, args, "--name mine", "z = w * 6.0")
+    assert ip.user_ns["mine"] is tape and ip.user_ns["dz"] is gradients
+    np.testing.assert_allclose(gradients.numpy(), [[6.0], [6.0]])
+    args.out = "mine"  # the options are checked here too
+    with pytest.raises(UsageError, match="--name and --out are both 'mine'"):
+        run_cell(ip, args, "--name mine --out mine", "z = w * 6.0")
+
+
+def test_the_magic_names_keep_their_import_path():
+    from tapemagic import cell, later, magic
+
+    assert magic.run_tape_cell.__module__ == "tapemagic.magic"
+    assert magic.explain_every_tape is later.explain_every_tape
+    assert magic.explain_no_gradients is later.explain_no_gradients
+    names = {"run_tape_cell", "show", "show_tape", "find_problems", "TapeView",
+             "explain_every_tape", "explain_no_gradients", "TapeMagics",
+             "load_ipython_extension", "unload_ipython_extension"}  # fmt: skip
+    assert names <= set(magic.__all__)
+    assert set(cell.__all__) <= set(dir(cell)) and set(later.__all__) <= set(dir(later))
+
+
 # -- errors ------------------------------------------------------------------------
 
 
@@ -588,8 +618,7 @@ def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
         assert shown(captured).strip() == ""
         # Tapes made inside tapemagic (Keras' fit) keep no log.
         made = []
-        factory = hooks._explain_factory
-        hooks.set_explain_factory(lambda: made.append(1) or factory())
+        factory = hooks.set_explain_factory(lambda: made.append(1) or factory())
         try:
             result, _ = run(
                 ip,
@@ -605,6 +634,10 @@ def test_tape_all_explains_every_gradient_tape_and_off_stops(ip):
     finally:
         run(ip, "%tape --all off")
     assert hooks._explain_default is False
+    # The package's own factory is back: its logs name no notebook cell.
+    with GradientTape(explain=True) as back:
+        pass
+    assert back._explain.label_for is None
     _, captured = run(ip, "with tf.GradientTape() as t:\n"
                           "    total = tf.reduce_sum(tf.floor(w))\n"
                           "g = t.gradient(total, w)")  # fmt: skip

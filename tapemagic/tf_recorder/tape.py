@@ -43,6 +43,7 @@ from ..engine.events import (
     ValueRef,
     WatchEvent,
 )
+from ..hooks import registered_diagnosis
 from . import recorder
 from .state import STATE, Mirror, Request
 from .values import (
@@ -400,6 +401,33 @@ class RecordingTape(GradientTape):
         if self._tapemagic_listening:
             self._tapemagic_listening = False
             recorder.unlisten(self.__dict__[_LISTENER])
+
+    def explain(self, target: Any = None, sources: Any = None) -> Any:
+        """Why gradients of this tape are, or would be, None: cause, place, fix.
+
+        The same call as on tapemagic's engine (``GradientTape.explain``),
+        from the tape's explanation log: every gradient asked so far without
+        ``target`` and ``sources``; with them, a gradient not asked yet too.
+
+        Args:
+            target: a tensor (or nested structure), or None for every target.
+            sources: a tensor or variable (or nested structure), or None.
+
+        Returns:
+            The findings: a list-like object that prints one sentence per
+            problem (and an HTML list in a notebook).
+
+        Raises:
+            RuntimeError: if no diagnosis is registered (``import tapemagic``
+                registers the one of ``tapemagic.graph``).
+        """
+        diagnosis = registered_diagnosis()
+        if diagnosis is None:
+            raise RuntimeError(
+                "tape.explain() needs tapemagic.graph, which is not registered. "
+                "`import tapemagic` registers it, or call tapemagic.explain(tape)."
+            )
+        return diagnosis(self, target, sources)
 
     _push_tape = _push_tape
     _pop_tape = _pop_tape

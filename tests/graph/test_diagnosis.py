@@ -862,9 +862,8 @@ def test_explain_needs_a_log_and_the_graph_package():
         pass
     with pytest.raises(ValueError, match="keeps no explanation log"):
         plain.explain()
-    registered = hooks._diagnosis
+    registered = hooks.set_diagnosis(None)
     try:
-        hooks.set_diagnosis(None)
         with pytest.raises(RuntimeError, match="needs tapemagic.graph"):
             plain.explain()
     finally:

@@ -56,9 +56,8 @@ def test_log_listens_only_inside_the_with_block():
 
 def test_explain_true_uses_the_registered_factory():
     assert isinstance(explain_listener(GradientTape(explain=True)), ExplainLog)
-    registered = hooks._explain_factory
+    registered = hooks.set_explain_factory(None)
     try:
-        hooks.set_explain_factory(None)
         with pytest.raises(RuntimeError, match="needs the explanation log"):
             GradientTape(explain=True)
     finally:
