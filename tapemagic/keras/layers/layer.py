@@ -605,5 +605,39 @@ class Layer:
             self.__dict__["_build_output_shape"] = out_shape
         return out_shape
 
+    # -- configuration -----------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The arguments that rebuild the layer: Keras 3's ``name``, ``trainable``
+        and ``dtype`` (as its serialized ``DTypePolicy``); subclasses add theirs.
+
+        Example:
+            >>> Layer(name="l").get_config()["dtype"]["config"]
+            {'name': 'float32'}
+        """
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": {
+                "module": "keras",
+                "class_name": "DTypePolicy",
+                "config": {"name": self.dtype},
+                "registered_name": None,
+            },
+        }
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        """A new layer made from ``get_config()``'s dict.
+
+        Example:
+            >>> Layer.from_config({"name": "copy", "trainable": False}).trainable
+            False
+        """
+        config = dict(config)
+        dtype = config.get("dtype")
+        if isinstance(dtype, dict):
+            config["dtype"] = dtype.get("config", {}).get("name")
+        return cls(**config)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

@@ -1,0 +1,200 @@
+"""Layers run on tapemagic and on Keras 3 with the same inputs and weights.
+
+A test module lists its cases (``CASES``: a name, how to make the layer from a
+namespace with ``layers`` and ``tf``, the input shapes). ``run_case`` builds the
+layer on either side, sets the same weights, and records the output, the
+gradients of ``sum(output * r)`` (``r`` fixed) with respect to the inputs and
+the trainable weights, the weights' names and shapes, the output shape for a
+None batch axis and the config.
+
+Where TensorFlow imports, the tests compare tapemagic with Keras 3 live, and
+check that the stored record (``reference/<module>.json``) still holds Keras'
+answers; without it, they compare with the stored record. After changing the
+cases, rewrite the record with TensorFlow installed::
+
+    python -m tests.keras.keras_reference tests.keras.test_reshaping
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Case",
+    "assert_matches",
+    "check_against_keras",
+    "keras_side",
+    "run_case",
+    "stored",
+    "tapemagic_side",
+]
+
+_DIR = Path(__file__).with_name("reference")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One layer, one call.
+
+    Attributes:
+        name: the case's key in the record.
+        make: ``make(side)`` returns the layer; ``side.layers`` and ``side.tf``
+            are Keras' or tapemagic's.
+        shapes: one input shape per input (a list of inputs when more than one).
+        seed: seeds the inputs, the weights and ``r``.
+        call: keyword arguments for the call (e.g. ``training``).
+        skip_config: config keys not compared.
+    """
+
+    name: str
+    make: Callable[[Any], Any]
+    shapes: tuple
+    seed: int = 0
+    call: dict = field(default_factory=dict)
+    skip_config: tuple = ()
+
+
+def tapemagic_side() -> SimpleNamespace:
+    import tapemagic.keras as keras
+    import tapemagic.tf as tf
+
+    return SimpleNamespace(tf=tf, layers=keras.layers, keras=keras)
+
+
+@cache
+def keras_side() -> SimpleNamespace | None:
+    """Keras 3 on TensorFlow, or None where TensorFlow does not import."""
+    try:
+        import keras
+        import tensorflow as tf
+    except ImportError:
+        return None
+    return SimpleNamespace(tf=tf, layers=keras.layers, keras=keras)
+
+
+def _plain(value: Any) -> Any:
+    """A config as JSON holds it: tuples as lists."""
+    return json.loads(json.dumps(value, default=repr))
+
+
+def _numbers(value: Any) -> Any:
+    """An array as nested lists of floats with float32's 9 significant digits."""
+    if value is None:
+        return None
+    array = np.asarray(value, np.float64)
+    return np.vectorize(lambda v: float(f"{v:.9g}"), otypes=[float])(array).tolist()
+
+
+def run_case(case: Case, side: SimpleNamespace) -> dict:
+    """Build, weight and call ``case``'s layer on ``side``; what it gave."""
+    rng = np.random.default_rng(case.seed)
+    xs = [rng.standard_normal(s).astype(np.float32) for s in case.shapes]
+    tensors = [side.tf.constant(x) for x in xs]
+    inputs = tensors[0] if len(tensors) == 1 else tensors
+    layer = case.make(side)
+    layer(inputs, **case.call)
+    weights = [
+        (rng.standard_normal(tuple(w.shape)) / 2).astype(np.float32)
+        for w in layer.weights
+    ]
+    layer.set_weights(weights)
+    with side.tf.GradientTape() as tape:
+        for t in tensors:
+            tape.watch(t)
+        out = layer(inputs, **case.call)
+        r = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+        loss = side.tf.reduce_sum(out * r)
+    grads = tape.gradient(loss, tensors + list(layer.trainable_weights))
+    batchless = [(None,) + tuple(s[1:]) for s in case.shapes]
+    out_shape = layer.compute_output_shape(
+        batchless[0] if len(batchless) == 1 else batchless
+    )
+    config = {
+        k: v
+        for k, v in layer.get_config().items()
+        if k != "name" and k not in case.skip_config
+    }
+    return {
+        "output": _numbers(out),
+        "gradients": [_numbers(g) for g in grads],
+        "weights": [[w.name, list(w.shape)] for w in layer.weights],
+        "output_shape": _plain(out_shape),
+        "config": _plain(config),
+    }
+
+
+def assert_matches(got: dict, want: dict, *, rtol: float = 1e-5, atol: float = 1e-5):
+    """``got`` (tapemagic's record) equals ``want`` (Keras'), numbers within
+    tolerance, the rest exactly."""
+    assert got["weights"] == want["weights"]
+    assert got["output_shape"] == want["output_shape"]
+    assert got["config"] == want["config"]
+    np.testing.assert_allclose(
+        np.asarray(got["output"], np.float64), want["output"], rtol=rtol, atol=atol
+    )
+    assert len(got["gradients"]) == len(want["gradients"])
+    for g, w in zip(got["gradients"], want["gradients"]):
+        assert (g is None) == (w is None), (g, w)
+        if g is not None:
+            np.testing.assert_allclose(
+                np.asarray(g, np.float64), w, rtol=rtol, atol=atol
+            )
+
+
+def check_against_keras(case: Case, module: str) -> None:
+    """tapemagic's record of ``case`` against Keras' live (and the stored record
+    against Keras'), or against the stored record where TensorFlow is absent."""
+    ours = run_case(case, tapemagic_side())
+    record = stored(module).get(case.name)
+    side = keras_side()
+    if side is not None:
+        theirs = run_case(case, side)
+        assert_matches(ours, theirs)
+        assert record is not None, (
+            f"no stored record of {case.name!r}: run python -m "
+            f"tests.keras.keras_reference {module}"
+        )
+        assert_matches(record, theirs, rtol=1e-6, atol=1e-7)
+    else:
+        assert record is not None, f"no stored record of {case.name!r}"
+        assert_matches(ours, record)
+
+
+@cache
+def stored(module: str) -> dict:
+    """The record of ``module``'s cases (``{}`` if there is none yet)."""
+    path = _DIR / f"{module.rsplit('.', 1)[-1]}.json"
+    if not path.exists():
+        return {}
+    return json.loads(path.read_text())
+
+
+def _write(module_name: str) -> None:
+    side = keras_side()
+    if side is None:
+        raise SystemExit("TensorFlow and Keras 3 must be installed to write a record.")
+    module = importlib.import_module(module_name)
+    record = {case.name: run_case(case, side) for case in module.CASES}
+    _DIR.mkdir(exist_ok=True)
+    path = _DIR / f"{module_name.rsplit('.', 1)[-1]}.json"
+    lines = [
+        f"{json.dumps(name)}: {json.dumps(entry, sort_keys=True)}"
+        for name, entry in sorted(record.items())
+    ]
+    path.write_text("{\n" + ",\n".join(lines) + "\n}\n")
+    print(f"wrote {len(record)} cases to {path}")
+
+
+if __name__ == "__main__":
+    for name in sys.argv[1:]:
+        _write(name)
