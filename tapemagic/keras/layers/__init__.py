@@ -1,6 +1,8 @@
 """``keras.layers``: the Layer base class and the layers course notebooks use."""
 
 from .advanced_activations import ELU, LeakyReLU, PReLU
+from .conv1d import Conv1D, Convolution1D
+from .conv2d_transpose import Conv2DTranspose, Convolution2DTranspose
 from .convolutional import (
     AveragePooling2D,
     AvgPool2D,
@@ -16,6 +18,20 @@ from .keras_tensor import KerasTensor
 from .lambda_layer import Lambda
 from .layer import Layer
 from .normalization import BatchNormalization
+from .pooling import (
+    AveragePooling1D,
+    AvgPool1D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalAvgPool1D,
+    GlobalAvgPool2D,
+    GlobalMaxPool1D,
+    GlobalMaxPool2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPool1D,
+    MaxPooling1D,
+)
 from .reshaping import (
     Cropping1D,
     Cropping2D,
@@ -31,11 +47,17 @@ from .variable import KerasVariable
 
 __all__ = [
     "Activation",
+    "AveragePooling1D",
     "AveragePooling2D",
+    "AvgPool1D",
     "AvgPool2D",
     "BatchNormalization",
+    "Conv1D",
     "Conv2D",
+    "Conv2DTranspose",
+    "Convolution1D",
     "Convolution2D",
+    "Convolution2DTranspose",
     "Cropping1D",
     "Cropping2D",
     "Dense",
@@ -43,6 +65,14 @@ __all__ = [
     "Dropout",
     "ELU",
     "Flatten",
+    "GlobalAveragePooling1D",
+    "GlobalAveragePooling2D",
+    "GlobalAvgPool1D",
+    "GlobalAvgPool2D",
+    "GlobalMaxPool1D",
+    "GlobalMaxPool2D",
+    "GlobalMaxPooling1D",
+    "GlobalMaxPooling2D",
     "Input",
     "InputLayer",
     "KerasTensor",
@@ -50,7 +80,9 @@ __all__ = [
     "Lambda",
     "Layer",
     "LeakyReLU",
+    "MaxPool1D",
     "MaxPool2D",
+    "MaxPooling1D",
     "MaxPooling2D",
     "PReLU",
     "Permute",
