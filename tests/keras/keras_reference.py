@@ -54,6 +54,8 @@ class Case:
         seed: seeds the inputs, the weights and ``r``.
         call: keyword arguments for the call (e.g. ``training``).
         skip_config: config keys not compared.
+        second_order: also record the gradient of ``sum_i <grad_i, u_i>`` (``u``
+            fixed) from an outer tape: TensorFlow's second derivatives.
     """
 
     name: str
@@ -62,6 +64,7 @@ class Case:
     seed: int = 0
     call: dict = field(default_factory=dict)
     skip_config: tuple = ()
+    second_order: bool = False
 
 
 def tapemagic_side() -> SimpleNamespace:
@@ -108,13 +111,25 @@ def run_case(case: Case, side: SimpleNamespace) -> dict:
         for w in layer.weights
     ]
     layer.set_weights(weights)
-    with side.tf.GradientTape() as tape:
+    sources = tensors + list(layer.trainable_weights)
+    with side.tf.GradientTape() as outer:
         for t in tensors:
-            tape.watch(t)
-        out = layer(inputs, **case.call)
-        r = rng.standard_normal(tuple(out.shape)).astype(np.float32)
-        loss = side.tf.reduce_sum(out * r)
-    grads = tape.gradient(loss, tensors + list(layer.trainable_weights))
+            outer.watch(t)
+        with side.tf.GradientTape() as tape:
+            for t in tensors:
+                tape.watch(t)
+            out = layer(inputs, **case.call)
+            r = rng.standard_normal(tuple(out.shape)).astype(np.float32)
+            loss = side.tf.reduce_sum(out * r)
+        grads = tape.gradient(loss, sources)
+        if case.second_order:
+            us = [
+                rng.standard_normal(tuple(s.shape)).astype(np.float32) for s in sources
+            ]
+            h = side.tf.add_n(
+                [side.tf.reduce_sum(g * u) for g, u in zip(grads, us) if g is not None]
+            )
+    second = outer.gradient(h, sources) if case.second_order else None
     batchless = [(None,) + tuple(s[1:]) for s in case.shapes]
     out_shape = layer.compute_output_shape(
         batchless[0] if len(batchless) == 1 else batchless
@@ -124,13 +139,16 @@ def run_case(case: Case, side: SimpleNamespace) -> dict:
         for k, v in layer.get_config().items()
         if k != "name" and k not in case.skip_config
     }
-    return {
+    record = {
         "output": _numbers(out),
         "gradients": [_numbers(g) for g in grads],
         "weights": [[w.name, list(w.shape)] for w in layer.weights],
         "output_shape": _plain(out_shape),
         "config": _plain(config),
     }
+    if second is not None:
+        record["second_order"] = [_numbers(g) for g in second]
+    return record
 
 
 def assert_matches(got: dict, want: dict, *, rtol: float = 1e-5, atol: float = 1e-5):
@@ -142,13 +160,20 @@ def assert_matches(got: dict, want: dict, *, rtol: float = 1e-5, atol: float = 1
     np.testing.assert_allclose(
         np.asarray(got["output"], np.float64), want["output"], rtol=rtol, atol=atol
     )
-    assert len(got["gradients"]) == len(want["gradients"])
-    for g, w in zip(got["gradients"], want["gradients"]):
-        assert (g is None) == (w is None), (g, w)
-        if g is not None:
-            np.testing.assert_allclose(
-                np.asarray(g, np.float64), w, rtol=rtol, atol=atol
-            )
+    for key in ("gradients", "second_order"):
+        assert (key in got) == (key in want), key
+        assert len(got.get(key, ())) == len(want.get(key, ()))
+        for g, w in zip(got.get(key, ()), want.get(key, ())):
+            if key == "second_order" and (g is None) != (w is None):
+                # where a second sweep reaches a source only through ops of zero
+                # derivative, one side may answer None and the other zeros
+                zeros = np.zeros_like(np.asarray(w if g is None else g, np.float64))
+                g, w = (zeros, w) if g is None else (g, zeros)
+            assert (g is None) == (w is None), (g, w)
+            if g is not None:
+                np.testing.assert_allclose(
+                    np.asarray(g, np.float64), w, rtol=rtol, atol=atol
+                )
 
 
 def check_against_keras(case: Case, module: str) -> None:

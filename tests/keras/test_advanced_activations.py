@@ -26,13 +26,14 @@ CASES = [
         lambda k: k.layers.ReLU(max_value=1.0, negative_slope=0.1, threshold=0.5),
         ((4, 5),),
     ),
-    Case("elu", lambda k: k.layers.ELU(), ((3, 4),)),
+    Case("elu", lambda k: k.layers.ELU(), ((3, 4),), second_order=True),
     Case("elu_alpha", lambda k: k.layers.ELU(alpha=0.5), ((3, 4),)),
-    Case("prelu", lambda k: k.layers.PReLU(), ((3, 4),)),
+    Case("prelu", lambda k: k.layers.PReLU(), ((3, 4),), second_order=True),
     Case(
         "prelu_shared",
         lambda k: k.layers.PReLU(alpha_initializer="ones", shared_axes=[1, 2]),
         ((2, 3, 3, 2),),
+        second_order=True,
     ),
     Case("prelu_shared_int", lambda k: k.layers.PReLU(shared_axes=1), ((2, 3, 2),)),
 ]

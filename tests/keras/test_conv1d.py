@@ -21,24 +21,33 @@ from .layer_checks import (
 SKIP = ("kernel_initializer",)
 
 CASES = [
-    Case("valid", lambda k: k.layers.Conv1D(4, 3), ((2, 7, 3),), skip_config=SKIP),
+    Case(
+        "valid",
+        lambda k: k.layers.Conv1D(4, 3),
+        ((2, 7, 3),),
+        skip_config=SKIP,
+        second_order=True,
+    ),
     Case(
         "same_strided_tanh",
         lambda k: k.layers.Conv1D(2, 4, strides=2, padding="same", activation="tanh"),
         ((2, 7, 3),),
         skip_config=SKIP,
+        second_order=True,
     ),
     Case(
         "causal_dilated",
         lambda k: k.layers.Conv1D(3, 2, padding="causal", dilation_rate=2),
         ((2, 6, 2),),
         skip_config=SKIP,
+        second_order=True,
     ),
     Case(
         "no_bias_relu",
         lambda k: k.layers.Conv1D(2, 3, use_bias=False, activation="relu"),
         ((2, 6, 3),),
         skip_config=SKIP,
+        second_order=True,
     ),
 ]
 # TensorFlow's CPU kernels take no NCHW convolution; the channels_first layer

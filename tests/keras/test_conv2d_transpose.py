@@ -25,12 +25,14 @@ CASES = [
         lambda k: k.layers.Conv2DTranspose(3, 3),
         ((2, 3, 4, 2),),
         skip_config=SKIP,
+        second_order=True,
     ),  # fmt: skip
     Case(
         "same_strided",
         lambda k: k.layers.Conv2DTranspose(2, 3, strides=2, padding="same"),
         ((2, 3, 3, 2),),
         skip_config=SKIP,
+        second_order=True,
     ),
     Case(
         "valid_strided_output_padding",
@@ -39,6 +41,7 @@ CASES = [
         ),
         ((1, 3, 2, 2),),
         skip_config=SKIP,
+        second_order=True,
     ),
     Case(
         "same_output_padding",
@@ -47,6 +50,7 @@ CASES = [
         ),
         ((1, 3, 3, 1),),
         skip_config=SKIP,
+        second_order=True,
     ),
 ]
 # TensorFlow's CPU kernel for the transposed convolution takes neither NCHW nor

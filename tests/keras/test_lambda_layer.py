@@ -24,6 +24,7 @@ CASES = [
         lambda k: k.layers.Lambda(lambda x: k.tf.square(x) * 0.5),
         ((3, 4),),
         skip_config=("function",),
+        second_order=True,
     ),
     Case(
         "arguments",

@@ -17,6 +17,7 @@ from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
 from .lambda_layer import Lambda
 from .layer import Layer
+from .layer_normalization import GroupNormalization, LayerNormalization
 from .normalization import BatchNormalization
 from .pooling import (
     AveragePooling1D,
@@ -73,12 +74,14 @@ __all__ = [
     "GlobalMaxPool2D",
     "GlobalMaxPooling1D",
     "GlobalMaxPooling2D",
+    "GroupNormalization",
     "Input",
     "InputLayer",
     "KerasTensor",
     "KerasVariable",
     "Lambda",
     "Layer",
+    "LayerNormalization",
     "LeakyReLU",
     "MaxPool1D",
     "MaxPool2D",
