@@ -193,7 +193,7 @@ class GroupNormalization(Layer):
         >>> import numpy as np
         >>> layer = GroupNormalization(groups=2, epsilon=0.0)
         >>> layer(np.array([[1.0, 3.0, 5.0, 9.0]], np.float32)).numpy()
-        array([[-1., 1., -1., 1.]], dtype=float32)
+        array([[-1.,  1., -1.,  1.]], dtype=float32)
     """
 
     def __init__(
