@@ -86,22 +86,22 @@ def test_gradients_match_finite_differences(case, float64_layers):
 def test_is_the_adjoint_of_a_conv2d(strides, dilation, padding):
     # <conv2d(y, k), x> = <y, conv2d_transpose(x, k)> for every y
     rng = np.random.default_rng(2)
-    x = tf.constant(rng.standard_normal((1, 4, 4, 3)).astype(np.float32))
+    x = tf.constant(rng.standard_normal((1, 4, 4, 3)))
     up = layers.Conv2DTranspose(
         2, 3, strides=strides, padding=padding, dilation_rate=dilation,
-        use_bias=False,
+        use_bias=False, dtype="float64",
     )  # fmt: skip
     out = up(x)
-    y = tf.constant(rng.standard_normal(tuple(out.shape)).astype(np.float32))
+    y = tf.constant(rng.standard_normal(tuple(out.shape)))
     down = layers.Conv2D(
         3, 3, strides=strides, padding=padding, dilation_rate=dilation,
-        use_bias=False,
+        use_bias=False, dtype="float64",
     )  # fmt: skip
     down(y)
     down.set_weights([up.kernel.numpy()])
     lhs = float(tf.reduce_sum(down(y) * x))
     rhs = float(tf.reduce_sum(y * out))
-    assert lhs == pytest.approx(rhs, rel=1e-5)
+    assert lhs == pytest.approx(rhs, rel=1e-12)
 
 
 def test_channels_first_is_channels_last_transposed():

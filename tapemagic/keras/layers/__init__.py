@@ -18,6 +18,24 @@ from .keras_tensor import KerasTensor
 from .lambda_layer import Lambda
 from .layer import Layer
 from .layer_normalization import GroupNormalization, LayerNormalization
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Dot,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    dot,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .normalization import BatchNormalization
 from .pooling import (
     AveragePooling1D,
@@ -48,11 +66,14 @@ from .variable import KerasVariable
 
 __all__ = [
     "Activation",
+    "Add",
+    "Average",
     "AveragePooling1D",
     "AveragePooling2D",
     "AvgPool1D",
     "AvgPool2D",
     "BatchNormalization",
+    "Concatenate",
     "Conv1D",
     "Conv2D",
     "Conv2DTranspose",
@@ -63,6 +84,7 @@ __all__ = [
     "Cropping2D",
     "Dense",
     "DepthwiseConv2D",
+    "Dot",
     "Dropout",
     "ELU",
     "Flatten",
@@ -87,6 +109,9 @@ __all__ = [
     "MaxPool2D",
     "MaxPooling1D",
     "MaxPooling2D",
+    "Maximum",
+    "Minimum",
+    "Multiply",
     "PReLU",
     "Permute",
     "ReLU",
@@ -95,8 +120,17 @@ __all__ = [
     "SeparableConv2D",
     "SeparableConvolution2D",
     "Softmax",
+    "Subtract",
     "UpSampling1D",
     "UpSampling2D",
     "ZeroPadding1D",
     "ZeroPadding2D",
+    "add",
+    "average",
+    "concatenate",
+    "dot",
+    "maximum",
+    "minimum",
+    "multiply",
+    "subtract",
 ]

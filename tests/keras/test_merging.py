@@ -1,0 +1,215 @@
+"""The merge layers, and functional models of several inputs and outputs,
+checked against Keras 3 (tensorflow-cpu 2.21) live or against its stored record
+(see ``keras_reference``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapemagic.keras as keras
+import tapemagic.tf as tf
+from tapemagic.keras import layers
+
+from .keras_reference import Case, check_against_keras
+from .layer_checks import assert_gradients_match_finite_differences
+
+
+def _two_in_two_out(k):
+    """A model of two inputs and two outputs, Keras' functional API guide's
+    shape: the inputs merged, one head each."""
+    title = k.keras.Input(shape=(4,), name="title")
+    body = k.keras.Input(shape=(3, 2), name="body")
+    flat = k.layers.Flatten()(body)
+    merged = k.layers.Concatenate()([k.layers.Dense(3)(title), flat])
+    hidden = k.layers.Dense(5, activation="tanh")(merged)
+    priority = k.layers.Dense(1, name="priority")(hidden)
+    scaled = k.layers.Multiply()([hidden, k.layers.Dense(5)(title)])
+    department = k.layers.Dense(2, activation="softmax", name="department")(scaled)
+    return k.keras.Model([title, body], [priority, department])
+
+
+def _residual(k):
+    """One input used twice, merged back: a residual block."""
+    inputs = k.keras.Input(shape=(6,))
+    x = k.layers.Dense(6, activation="relu")(inputs)
+    x = k.layers.Add()([x, inputs])
+    mean = k.layers.Average()([x, k.layers.Dense(6)(x)])
+    return k.keras.Model(inputs, k.layers.Subtract()([mean, inputs]))
+
+
+CASES = [
+    Case("add", lambda k: k.layers.Add(), ((2, 3), (2, 3), (2, 3))),
+    Case("add_broadcast", lambda k: k.layers.Add(), ((2, 3, 4), (2, 1, 4))),
+    Case("add_ranks", lambda k: k.layers.Add(), ((2, 3, 4), (2, 4))),
+    Case("subtract", lambda k: k.layers.Subtract(), ((2, 5), (2, 5))),
+    Case(
+        "multiply",
+        lambda k: k.layers.Multiply(),
+        ((2, 4), (2, 4), (2, 1)),
+        second_order=True,
+    ),  # fmt: skip
+    Case("average", lambda k: k.layers.Average(), ((2, 3, 2), (2, 3, 2))),
+    Case("maximum", lambda k: k.layers.Maximum(), ((3, 4), (3, 4), (3, 4))),
+    Case("minimum", lambda k: k.layers.Minimum(), ((3, 4), (3, 4))),
+    Case("concatenate", lambda k: k.layers.Concatenate(), ((2, 3), (2, 1), (2, 2))),
+    Case(
+        "concatenate_axis_1",
+        lambda k: k.layers.Concatenate(axis=1),
+        ((2, 3, 4), (2, 2, 4)),
+    ),  # fmt: skip
+    Case(
+        "dot_vectors",
+        lambda k: k.layers.Dot(axes=1),
+        ((3, 4), (3, 4)),
+        second_order=True,
+    ),  # fmt: skip
+    Case(
+        "dot_matrices",
+        lambda k: k.layers.Dot(axes=(1, 2)),
+        ((2, 3, 4), (2, 5, 3)),
+        second_order=True,
+    ),  # fmt: skip
+    Case("dot_last_axes", lambda k: k.layers.Dot(axes=-1), ((2, 3, 4), (2, 5, 4))),
+    Case(
+        "dot_matrix_vector", lambda k: k.layers.Dot(axes=(2, 1)), ((2, 3, 4), (2, 4))
+    ),  # fmt: skip
+    Case(
+        "dot_normalize",
+        lambda k: k.layers.Dot(axes=1, normalize=True),
+        ((3, 4), (3, 4)),
+        second_order=True,
+    ),  # fmt: skip
+    Case(
+        "model_two_in_two_out",
+        _two_in_two_out,
+        ((2, 4), (2, 3, 2)),
+        compare_config=False,
+        second_order=True,
+    ),  # fmt: skip
+    Case("model_residual", _residual, ((3, 6),), compare_config=False),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_matches_keras(case):
+    check_against_keras(case, __name__)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_gradients_match_finite_differences(case, float64_layers):
+    rng = np.random.default_rng(1)
+    xs = [rng.standard_normal(s) for s in case.shapes]
+    layer = case.make(tf_side())
+    tensors = [tf.constant(x) for x in xs]
+    layer(tensors if len(tensors) > 1 else tensors[0])
+    for w in layer.weights:
+        w.assign(rng.standard_normal(tuple(w.shape)) / 2)
+    # every input moves: the first through the checker, the others with it
+    sizes = [x.size for x in xs]
+    flat = np.concatenate([x.ravel() for x in xs])
+
+    def fn(t):
+        parts = tf.split(tf.reshape(t, [-1]), sizes)
+        ins = [tf.reshape(p, s) for p, s in zip(parts, case.shapes)]
+        out = layer(ins if len(ins) > 1 else ins[0])
+        outs = out if isinstance(out, list) else [out]
+        return tf.concat([tf.reshape(o, [-1]) for o in outs], 0)
+
+    assert_gradients_match_finite_differences(fn, flat, layer.trainable_weights)
+
+
+def tf_side():
+    from .keras_reference import tapemagic_side
+
+    return tapemagic_side()
+
+
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.compare_config], ids=lambda c: c.name
+)
+def test_config_round_trip(case):
+    layer = case.make(keras)
+    config = layer.get_config()
+    assert type(layer).from_config(config).get_config() == config
+
+
+def test_functional_forms():
+    a, b = np.ones((2, 3), np.float32), np.full((2, 3), 2.0, np.float32)
+    for fn, want in [
+        (layers.add, a + b), (layers.subtract, a - b), (layers.multiply, a * b),
+        (layers.average, (a + b) / 2), (layers.maximum, b), (layers.minimum, a),
+    ]:  # fmt: skip
+        np.testing.assert_array_equal(fn([a, b]).numpy(), want)
+    assert layers.concatenate([a, b], axis=0).shape == (4, 3)
+    np.testing.assert_array_equal(layers.dot([a, b], axes=1).numpy(), [[6.0], [6.0]])
+
+
+def test_symbolic_calls_record_every_input():
+    a, b = keras.Input(shape=(3,)), keras.Input(shape=(3,))
+    merge = layers.Maximum()
+    out = merge([a, b])
+    assert out.shape == (None, 3)
+    assert merge.input == [a, b] and merge.output is out
+    assert layers.Concatenate(axis=1)([a, b]).shape == (None, 6)
+    assert layers.Dot(axes=1)([a, b]).shape == (None, 1)
+    c = keras.Input(shape=(None, 4))
+    assert layers.Dot(axes=(2, 2))([c, c]).shape == (None, None, None)
+
+
+def test_a_model_of_two_inputs_and_two_outputs_trains_in_a_custom_loop():
+    rng = np.random.default_rng(6)
+    left, right = keras.Input(shape=(3,)), keras.Input(shape=(2,))
+    merged = layers.concatenate([layers.Dense(4)(left), right])
+    model = keras.Model(
+        [left, right], [layers.Dense(1)(merged), layers.Dense(2)(merged)]
+    )
+    optimizer = keras.optimizers.Adam(0.05)
+    data = [tf.constant(rng.standard_normal((16, 3)).astype(np.float32)),
+            tf.constant(rng.standard_normal((16, 2)).astype(np.float32))]  # fmt: skip
+    targets = [rng.standard_normal((16, 1)).astype(np.float32),
+               rng.standard_normal((16, 2)).astype(np.float32)]  # fmt: skip
+    losses = []
+    for _ in range(10):
+        with tf.GradientTape() as tape:
+            first, second = model(data, training=True)
+            loss = tf.reduce_mean((first - targets[0]) ** 2) + tf.reduce_mean(
+                (second - targets[1]) ** 2
+            )
+        grads = tape.gradient(loss, model.trainable_weights)
+        assert all(g is not None for g in grads)
+        optimizer.apply_gradients(zip(grads, model.trainable_weights))
+        losses.append(float(loss))
+    assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("make, inputs, error, words", [
+    (layers.Add, np.ones((2, 3), np.float32), ValueError,
+     "A merge layer should be called on a list of inputs"),
+    (layers.Subtract, [np.ones((1, 2), np.float32)] * 3, ValueError,
+     "A `Subtract` layer should be called on exactly 2 inputs"),
+    (layers.Add, [np.ones((1, 2), np.float32), np.ones((1, 3), np.float32)],
+     ValueError, "Inputs have incompatible shapes"),
+    (layers.Add, [np.ones((1, 2), np.float32), np.ones((2, 2), np.float32)],
+     ValueError, "Cannot merge tensors with different batch sizes"),
+    (layers.Concatenate, [np.ones((1, 2), np.float32), np.ones((2, 3), np.float32)],
+     ValueError, "requires inputs with matching shapes except for the "
+     "concatenation axis"),
+    (lambda: layers.Dot(axes=1), [np.ones((1, 2), np.float32)] * 3, ValueError,
+     "A `Dot` layer should be called on a list of 2 inputs"),
+    (lambda: layers.Dot(axes=1),
+     [np.ones((1, 2), np.float32), np.ones((1, 3), np.float32)], ValueError,
+     "Incompatible input shapes: axis values 2 \\(at axis 1\\) != 3"),
+])  # fmt: skip
+def test_bad_inputs_are_explained(make, inputs, error, words):
+    with pytest.raises(error, match=words):
+        make()(inputs)
+
+
+def test_bad_dot_axes():
+    with pytest.raises(TypeError, match="Invalid type for argument `axes`"):
+        layers.Dot(axes="last")
+    with pytest.raises(ValueError, match="it should contain two elements"):
+        layers.Dot(axes=(1, 2, 3))
+    with pytest.raises(ValueError, match="Cannot perform batch_dot over axis 0"):
+        layers.Dot(axes=0)([np.ones((2, 2), np.float32)] * 2)
