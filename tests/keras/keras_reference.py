@@ -33,6 +33,7 @@ __all__ = [
     "Case",
     "assert_matches",
     "check_against_keras",
+    "check_error_against_keras",
     "keras_side",
     "run_case",
     "stored",
@@ -199,6 +200,19 @@ def check_against_keras(case: Case, module: str) -> None:
     else:
         assert record is not None, f"no stored record of {case.name!r}"
         assert_matches(ours, record)
+
+
+def check_error_against_keras(
+    make: Callable[[Any], Any], error: type, words: str
+) -> None:
+    """``make(side)`` raises ``error`` with ``words`` (a regex) on tapemagic and,
+    where TensorFlow imports, the same on Keras 3: the words are Keras'."""
+    import pytest
+
+    for side in (tapemagic_side(), keras_side()):
+        if side is not None:
+            with pytest.raises(error, match=words):
+                make(side)
 
 
 @cache

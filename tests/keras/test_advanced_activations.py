@@ -11,7 +11,7 @@ import pytest
 import tapemagic.keras as keras
 from tapemagic.keras import layers
 
-from .keras_reference import Case, check_against_keras
+from .keras_reference import Case, check_against_keras, check_error_against_keras
 from .layer_checks import (
     assert_gradients_match_finite_differences,
     assert_second_order_matches_finite_differences,
@@ -93,3 +93,14 @@ def test_leaky_relu_arguments_as_keras():
     assert layer.negative_slope == 0.1
     assert "Argument `alpha` is deprecated" in str(caught[0].message)
     assert layer.built  # no weights: built when made, as in Keras
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda k: k.layers.LeakyReLU(-0.1), ValueError,
+     "The negative_slope value of a Leaky ReLU layer cannot be None or negative "
+     "value"),
+    (lambda k: k.layers.ReLU(max_value=-1.0), ValueError,
+     "max_value of a ReLU layer cannot be a negative value"),
+])  # fmt: skip
+def test_refused_as_keras_refuses(make, error, words):
+    check_error_against_keras(make, error, words)

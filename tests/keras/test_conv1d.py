@@ -10,7 +10,7 @@ import pytest
 import tapemagic.keras as keras
 from tapemagic.keras import layers
 
-from .keras_reference import Case, check_against_keras
+from .keras_reference import Case, check_against_keras, check_error_against_keras
 from .layer_checks import (
     assert_gradients_match_finite_differences,
     assert_second_order_matches_finite_differences,
@@ -126,8 +126,6 @@ def test_config_round_trip_and_output_shapes():
 def test_bad_arguments_and_inputs():
     with pytest.raises(ValueError, match="Received filters=0"):
         layers.Conv1D(0, 3)
-    with pytest.raises(ValueError, match="'valid', 'same', 'causal'"):
-        layers.Conv1D(2, 3, padding="full")
     with pytest.raises(NotImplementedError, match="groups=1"):
         layers.Conv1D(2, 3, groups=2)
     layer = layers.Conv1D(2, 3, name="c")
@@ -139,3 +137,18 @@ def test_bad_arguments_and_inputs():
         layer(np.zeros((5, 2), np.float32))
     with pytest.raises(ValueError, match="Computed output size would be negative"):
         layers.Conv1D(2, 6)(np.zeros((1, 5, 2), np.float32))
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda k: k.layers.Conv1D(0, 3), ValueError,
+     "Invalid value for argument `filters`. Expected a strictly positive value. "
+     "Received filters=0"),
+    (lambda k: k.layers.Conv1D(2, 3, padding="full"), ValueError,
+     "The `padding` argument must be a list/tuple or one of"),
+    (lambda k: k.layers.Conv1D(2, 0), ValueError,
+     "The `kernel_size` argument must be a tuple of 1 integers"),
+    (lambda k: k.layers.Conv1D(2, 3)(np.zeros((5, 2), np.float32)), ValueError,
+     "expected min_ndim=3, found ndim=2|expected ndim=3, found ndim=2"),
+])  # fmt: skip
+def test_refused_as_keras_refuses(make, error, words):
+    check_error_against_keras(make, error, words)

@@ -11,7 +11,7 @@ import tapemagic.keras as keras
 import tapemagic.tf as tf
 from tapemagic.keras import layers
 
-from .keras_reference import Case, check_against_keras
+from .keras_reference import Case, check_against_keras, check_error_against_keras
 from .layer_checks import (
     assert_gradients_match_finite_differences,
     assert_second_order_matches_finite_differences,
@@ -151,3 +151,14 @@ def test_a_decoder_in_a_functional_model_trains():
     target = rng.standard_normal((8, 8, 8, 1)).astype(np.float32)
     history = model.fit(data, target, epochs=5, verbose=0)
     assert history.history["loss"][-1] < history.history["loss"][0]
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda k: k.layers.Conv2DTranspose(-1, 3), ValueError,
+     "Invalid value for argument `filters`. Expected a strictly positive value. "
+     "Received filters=-1"),
+    (lambda k: k.layers.Conv2DTranspose(2, 3, padding="full"), ValueError,
+     "The `padding` argument must be a list/tuple or one of"),
+])  # fmt: skip
+def test_refused_as_keras_refuses(make, error, words):
+    check_error_against_keras(make, error, words)

@@ -11,7 +11,7 @@ import pytest
 import tapemagic.keras as keras
 from tapemagic.keras import layers
 
-from .keras_reference import Case, check_against_keras
+from .keras_reference import Case, check_against_keras, check_error_against_keras
 from .layer_checks import assert_gradients_match_finite_differences
 
 CASES = [
@@ -117,8 +117,10 @@ def test_weights_and_built_config():
 def test_bad_arguments_and_inputs():
     with pytest.raises(TypeError, match="Expected an int or a list/tuple of ints"):
         layers.LayerNormalization(axis="last")
-    with pytest.raises(ValueError, match="Axis 3 is out of bounds for input shape"):
+    with pytest.raises(IndexError, match="Axis 3 is out of bounds for input shape"):
         layers.LayerNormalization(axis=3)(np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="Axis 2 is out of bounds for input shape"):
+        layers.LayerNormalization(axis=2).compute_output_shape((None, 3))
     with pytest.raises(ValueError, match="Received an invalid value for argument "
                        "`groups`"):  # fmt: skip
         layers.GroupNormalization(groups=0)
@@ -133,3 +135,19 @@ def test_bad_arguments_and_inputs():
         group(np.zeros((1, 6), np.float32))
     with pytest.raises(NotImplementedError, match="rms_scaling"):
         layers.LayerNormalization(rms_scaling=True)
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda k: k.layers.LayerNormalization(axis="last"), TypeError,
+     "Expected an int or a list/tuple of ints for the argument 'axis'"),
+    (lambda k: k.layers.LayerNormalization(axis=3)(np.zeros((2, 3), np.float32)),
+     IndexError, "tuple index out of range"),
+    (lambda k: k.layers.GroupNormalization(groups=0), ValueError,
+     "Received an invalid value for argument `groups`"),
+    (lambda k: k.layers.GroupNormalization(groups=4)(np.zeros((1, 6), np.float32)),
+     ValueError, r"Number of groups \(4\) must be a multiple"),
+    (lambda k: k.layers.GroupNormalization(groups=8)(np.zeros((1, 6), np.float32)),
+     ValueError, r"Number of groups \(8\) cannot be more"),
+])  # fmt: skip
+def test_refused_as_keras_refuses(make, error, words):
+    check_error_against_keras(make, error, words)

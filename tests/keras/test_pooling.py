@@ -10,7 +10,7 @@ import pytest
 import tapemagic.keras as keras
 from tapemagic.keras import layers
 
-from .keras_reference import Case, check_against_keras
+from .keras_reference import Case, check_against_keras, check_error_against_keras
 from .layer_checks import (
     assert_gradients_match_finite_differences,
     assert_second_order_matches_finite_differences,
@@ -140,3 +140,17 @@ def test_in_a_functional_model():
     data = np.arange(15.0, dtype=np.float32).reshape(1, 5, 3)
     want = data[:, [1, 3, 4]].mean(axis=1)
     np.testing.assert_allclose(model(data).numpy(), want)
+
+
+@pytest.mark.parametrize("make, error, words", [
+    (lambda k: k.layers.MaxPooling1D()(np.zeros((1, 2, 2, 1), np.float32)),
+     ValueError, "expected ndim=3, found ndim=4"),
+    (lambda k: k.layers.GlobalAveragePooling2D()(np.zeros((1, 2, 2), np.float32)),
+     ValueError, "expected ndim=4, found ndim=3"),
+    (lambda k: k.layers.MaxPooling1D(0), ValueError,
+     "The `pool_size` argument must be a tuple of 1 integers. Received "
+     "pool_size=0, including values"),
+    (lambda k: k.layers.AveragePooling1D(), TypeError, "pool_size"),
+])  # fmt: skip
+def test_refused_as_keras_refuses(make, error, words):
+    check_error_against_keras(make, error, words)

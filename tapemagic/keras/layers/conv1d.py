@@ -132,8 +132,8 @@ class Conv1D(Layer):
         self.padding = str(padding).lower()
         if self.padding not in ("valid", "same", "causal"):
             raise ValueError(
-                "The `padding` argument must be one of 'valid', 'same', 'causal'. "
-                f"Received: padding={padding!r}"
+                "The `padding` argument must be a list/tuple or one of {'valid', "
+                f"'same', 'causal'}}. Received: {padding}"
             )
         self.data_format = _data_format(data_format)
         self.groups = groups

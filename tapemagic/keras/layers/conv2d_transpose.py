@@ -19,7 +19,6 @@ from .convolutional import (
     _add_bias,
     _check_channels,
     _check_rank4,
-    _padding,
     _pair,
     _spatial_axes,
 )
@@ -116,7 +115,12 @@ class Conv2DTranspose(Layer):
         self.filters = positive_filters(filters)
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
+        self.padding = str(padding).lower()
+        if self.padding not in ("valid", "same"):
+            raise ValueError(
+                "The `padding` argument must be a list/tuple or one of {'valid', "
+                f"'same'}}. Received: {padding}"
+            )
         self.output_padding = (
             None if output_padding is None
             else _pair(output_padding, "output_padding", allow_zero=True)

@@ -130,7 +130,11 @@ class LayerNormalization(Layer):
 
     def build(self, input_shape: Any) -> None:
         axes = self._axes()
-        _check_axes(axes, input_shape, self.axis)
+        try:
+            _check_axes(axes, input_shape, self.axis)
+        except ValueError as e:
+            # Keras 3 fails here on indexing the shape: TensorFlow's IndexError
+            raise IndexError(f"tuple index out of range: {e}") from None
         shape = tuple(input_shape[a] for a in axes)
         # as Keras: the axis becomes a sorted list once built
         self.axis = axes

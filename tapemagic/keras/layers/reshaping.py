@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ...engine.ops import composed_shape as _composed_shape
 from ...engine.ops import shape as _shape
 from ...engine.tensor import Tensor, convert_to_tensor
@@ -43,32 +45,30 @@ def check_ndim(layer: Layer, shape: Any, ndim: int, what: str = "") -> None:
 
 
 def standardize_tuple(value: Any, n: int, name: str, allow_zero: bool = False) -> tuple:
-    """An int or ``n`` ints as a tuple of ``n`` ints, as Keras'
-    ``argument_validation.standardize_tuple`` checks them."""
+    """An int or ``n`` ints as a tuple of ``n`` ints, checked with the words of
+    Keras' ``argument_validation.standardize_tuple``."""
+    message = (
+        f"The `{name}` argument must be a tuple of {n} integers. Received "
+        f"{name}={value}"
+    )
     if isinstance(value, int) and not isinstance(value, bool):
         values = (value,) * n
     else:
         try:
             values = tuple(value)
         except TypeError:
-            values = None
-        if values is None or len(values) != n:
-            raise ValueError(
-                f"The `{name}` argument must be a tuple of {n} integers. "
-                f"Received {name}={value!r}"
-            )
+            raise ValueError(message) from None
+        if len(values) != n:
+            raise ValueError(message)
         for v in values:
-            if not isinstance(v, int) or isinstance(v, bool):
-                raise ValueError(
-                    f"The `{name}` argument must be a tuple of {n} integers. "
-                    f"Received {name}={value!r} including element {v!r} of type "
-                    f"{type(v)}"
-                )
-    smallest = 0 if allow_zero else 1
-    if any(v < smallest for v in values):
+            if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+                raise ValueError(f"{message} including element {v} of type {type(v)}")
+        values = tuple(int(v) for v in values)
+    bad = {v for v in values if (v < 0 if allow_zero else v <= 0)}
+    if bad:
         raise ValueError(
-            f"The `{name}` argument must be a tuple of {n} integers >= {smallest}. "
-            f"Received {name}={value!r}"
+            f"{message}, including values {bad} that do not satisfy "
+            f"`value {'>= 0' if allow_zero else '> 0'}`"
         )
     return values
 
