@@ -12,7 +12,10 @@ import tapemagic.tf as tf
 from tapemagic.keras import layers
 
 from .keras_reference import Case, check_against_keras, check_error_against_keras
-from .layer_checks import assert_gradients_match_finite_differences
+from .layer_checks import (
+    assert_gradients_match_finite_differences,
+    assert_second_order_matches_finite_differences,
+)
 
 
 def _two_in_two_out(k):
@@ -117,6 +120,10 @@ def test_gradients_match_finite_differences(case, float64_layers):
         return tf.concat([tf.reshape(o, [-1]) for o in outs], 0)
 
     assert_gradients_match_finite_differences(fn, flat, layer.trainable_weights)
+    if case.second_order:
+        assert_second_order_matches_finite_differences(
+            fn, flat, layer.trainable_weights
+        )
 
 
 def tf_side():
