@@ -11,7 +11,13 @@ import tapemagic.keras as keras
 import tapemagic.tf as tf
 from tapemagic.keras import layers
 
-from .keras_reference import Case, check_against_keras, check_error_against_keras
+from .keras_reference import (
+    Case,
+    check_against_keras,
+    check_error_against_keras,
+    keras_side,
+    tapemagic_side,
+)
 from .layer_checks import (
     assert_gradients_match_finite_differences,
     assert_second_order_matches_finite_differences,
@@ -103,7 +109,7 @@ def test_matches_keras(case):
 def test_gradients_match_finite_differences(case, float64_layers):
     rng = np.random.default_rng(1)
     xs = [rng.standard_normal(s) for s in case.shapes]
-    layer = case.make(tf_side())
+    layer = case.make(tapemagic_side())
     tensors = [tf.constant(x) for x in xs]
     layer(tensors if len(tensors) > 1 else tensors[0])
     for w in layer.weights:
@@ -124,12 +130,6 @@ def test_gradients_match_finite_differences(case, float64_layers):
         assert_second_order_matches_finite_differences(
             fn, flat, layer.trainable_weights
         )
-
-
-def tf_side():
-    from .keras_reference import tapemagic_side
-
-    return tapemagic_side()
 
 
 @pytest.mark.parametrize(
@@ -162,6 +162,61 @@ def test_symbolic_calls_record_every_input():
     assert layers.Dot(axes=1)([a, b]).shape == (None, 1)
     c = keras.Input(shape=(None, 4))
     assert layers.Dot(axes=(2, 2))([c, c]).shape == (None, None, None)
+
+
+def test_a_model_of_two_inputs_trains_with_fit():
+    rng = np.random.default_rng(7)
+    left, right = keras.Input(shape=(3,)), keras.Input(shape=(2,))
+    merged = layers.concatenate([layers.Dense(4)(left), right])
+    model = keras.Model([left, right], layers.Dense(1)(merged))
+    model.compile(optimizer="adam", loss="mse")
+    data = [rng.standard_normal((16, 3)).astype(np.float32),
+            rng.standard_normal((16, 2)).astype(np.float32)]  # fmt: skip
+    target = rng.standard_normal((16, 1)).astype(np.float32)
+    history = model.fit(
+        data, target, epochs=6, batch_size=4, validation_split=0.25, verbose=0
+    )
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    assert len(history.history["val_loss"]) == 6
+    assert model.predict(data, batch_size=5, verbose=0).shape == (16, 1)
+    loss = model.evaluate(data, target, verbose=0)
+    np.testing.assert_allclose(
+        loss, np.mean((model.predict(data, verbose=0) - target) ** 2), rtol=1e-5
+    )
+    with pytest.raises(ValueError, match="Data cardinality is ambiguous"):
+        model.fit([data[0], data[1][:8]], target, verbose=0)
+
+
+def _fit_two_inputs(k) -> list[float]:
+    """A two-input model fitted without shuffling from fixed weights: the
+    losses of each epoch, then the evaluation's."""
+    rng = np.random.default_rng(8)
+    left, right = k.keras.Input(shape=(3,)), k.keras.Input(shape=(2,))
+    merged = k.layers.Concatenate()([k.layers.Dense(4)(left), right])
+    model = k.keras.Model([left, right], k.layers.Dense(1)(merged))
+    model.set_weights(
+        [(rng.standard_normal(tuple(w.shape)) / 2).astype(np.float32)
+         for w in model.weights]
+    )  # fmt: skip
+    model.compile(optimizer=k.keras.optimizers.SGD(0.1), loss="mse")
+    data = [rng.standard_normal((12, 3)).astype(np.float32),
+            rng.standard_normal((12, 2)).astype(np.float32)]  # fmt: skip
+    target = rng.standard_normal((12, 1)).astype(np.float32)
+    history = model.fit(data, target, epochs=3, batch_size=4, shuffle=False, verbose=0)
+    return history.history["loss"] + [model.evaluate(data, target, verbose=0)]
+
+
+# what tensorflow-cpu 2.21 (Keras 3.15) gave
+FIT_TWO_INPUTS = [2.27255988, 2.60525322, 1.15291011, 0.734327495]
+
+
+def test_fit_with_two_inputs_matches_keras():
+    side = keras_side()
+    if side is not None:
+        np.testing.assert_allclose(_fit_two_inputs(side), FIT_TWO_INPUTS, rtol=1e-6)
+    np.testing.assert_allclose(
+        _fit_two_inputs(tapemagic_side()), FIT_TWO_INPUTS, rtol=1e-5
+    )
 
 
 def test_a_model_of_two_inputs_and_two_outputs_trains_in_a_custom_loop():
