@@ -100,3 +100,12 @@ def test_function_is_written_as_keras_writes_it():
 def test_function_must_be_callable():
     with pytest.raises(TypeError, match="must be callable"):
         layers.Lambda(3)
+
+
+def test_on_a_list_of_inputs_in_a_functional_model():
+    a, b = keras.Input(shape=(3,)), keras.Input(shape=(3,))
+    out = layers.Lambda(lambda ts: ts[0] * ts[1] + 1.0)([a, b])
+    assert out.shape == (None, 3)
+    model = keras.Model([a, b], out)
+    x, y = np.full((2, 3), 2.0, np.float32), np.full((2, 3), 3.0, np.float32)
+    np.testing.assert_array_equal(model([x, y]).numpy(), x * y + 1.0)
