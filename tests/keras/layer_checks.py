@@ -60,3 +60,65 @@ def assert_gradients_match_finite_differences(
     finally:
         for v, b in zip(variables, base):
             v.assign(b)
+
+
+def assert_second_order_matches_finite_differences(
+    fn: Callable[[Any], Any],
+    x: np.ndarray,
+    variables: list,
+    *,
+    step: float = 1e-6,
+    seed: int = 0,
+) -> None:
+    """Check second derivatives through nested tapes, in float64.
+
+    ``h = sum_i <grad_i, u_i>`` contracts the first-order gradients of ``sum(fn(x)
+    * r)`` (with respect to ``x`` and ``variables``) with random ``u``; its
+    gradient from an outer tape (a Hessian-vector product) is checked against
+    central differences of ``h`` along a random direction. A None from the outer
+    tape counts as zeros, but not every one of them may be None.
+
+    Args:
+        fn: the layer's computation.
+        x: the input (float64).
+        variables: the weights to differentiate (float64); left as they were.
+        step: the finite-difference step.
+        seed: seeds ``r``, ``u`` and the direction.
+    """
+    rng = np.random.default_rng(seed)
+    x = np.asarray(x, np.float64)
+    r = rng.standard_normal(tuple(fn(x).shape))
+    base = [v.numpy() for v in variables]
+    us = [rng.standard_normal(x.shape)] + [rng.standard_normal(b.shape) for b in base]
+
+    def contracted(point: np.ndarray, outer: Any = None) -> tuple:
+        source = tf.constant(point)
+        if outer is not None:
+            outer.watch(source)
+        with tf.GradientTape() as inner:
+            inner.watch(source)
+            loss = tf.reduce_sum(fn(source) * r)
+        grads = inner.gradient(loss, [source, *variables])
+        h = sum(tf.reduce_sum(g * u) for g, u in zip(grads, us) if g is not None)
+        return source, h
+
+    with tf.GradientTape() as outer:
+        source, h = contracted(x, outer)
+    second = outer.gradient(h, [source, *variables])
+    assert any(g is not None for g in second), "no second derivative at all"
+    second = [np.zeros(u.shape) if g is None else g.numpy() for g, u in zip(second, us)]
+    dx = rng.standard_normal(x.shape)
+    dvs = [rng.standard_normal(b.shape) for b in base]
+
+    def h_at(t: float) -> float:
+        for v, b, d in zip(variables, base, dvs):
+            v.assign(b + t * d)
+        return float(contracted(x + t * dx)[1])
+
+    try:
+        numeric = (h_at(step) - h_at(-step)) / (2 * step)
+        analytic = sum(float(np.sum(g * d)) for g, d in zip(second, [dx, *dvs]))
+        assert analytic == pytest.approx(numeric, rel=1e-5, abs=1e-7)
+    finally:
+        for v, b in zip(variables, base):
+            v.assign(b)

@@ -520,7 +520,7 @@ def test_input_is_a_symbolic_spec():
     assert inputs.shape == (None, 28, 28, 1) and inputs.dtype == "float32"
     with pytest.raises(TypeError, match="holds no values"):
         inputs + 1
-    with pytest.raises(ValueError, match="exactly one of `shape` or `batch_shape`"):
+    with pytest.raises(ValueError, match="You must pass a `shape` argument"):
         keras.Input()
 
 

@@ -511,8 +511,6 @@ def test_model_configuration_errors_are_explained():
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(NotImplementedError, match="class_weight"):
         model.fit(np.ones((2, 3)), np.ones((2, 2)), class_weight={0: 1.0})
-    with pytest.raises(NotImplementedError, match="one input array"):
-        model.fit([np.ones((2, 3)), np.ones((2, 3))], np.ones((2, 2)), verbose=0)
     with pytest.raises(ValueError, match="Could not interpret metric"):
         model.compile(optimizer="sgd", loss="mse", metrics=[3])
         model.evaluate(np.ones((2, 3)), np.ones((2, 2)), verbose=0)

@@ -422,15 +422,24 @@ def _logsumexp_forward(x: np.ndarray, *, axes: tuple, keepdims: bool) -> np.ndar
     return result if keepdims else np.squeeze(result, axis=axes)
 
 
-# A primitive: its VJP is the softmax exp(x - out), which never overflows since
-# x <= out, and costs one exp instead of the composed max/exp/sum/log chain.
+def _logsumexp_vjp(ns, g, out, x, *, axes, keepdims):
+    # The softmax of x: exp(x - out), which never overflows since x <= out,
+    # divided by its own sum. That sum is 1 up to the rounding of out: at
+    # [1000., 1000.] in float32, out = 1000.6932 is 2e-5 off, and exp(x - out)
+    # alone gives 0.499985 where TensorFlow (exp(x - max) / sum) gives 0.5.
+    # Dividing by the sum cancels the rounding; as out's part in the quotient
+    # cancels too, second derivatives are those of the softmax.
+    e = ns.exp(x - _as_kept(ns, out, x, axes))
+    softmax = e / ns.reduce_sum(e, axes=axes, keepdims=True)
+    return (_expand_reduced(ns, g, x, axes, keepdims) * softmax,)
+
+
+# A primitive: its VJP is the softmax above, one exp and one sum instead of the
+# composed max/exp/sum/log chain.
 _reduce_logsumexp = defop(
     "reduce_logsumexp",
     _logsumexp_forward,
-    lambda ns, g, out, x, *, axes, keepdims: (
-        _expand_reduced(ns, g, x, axes, keepdims)
-        * ns.exp(x - _as_kept(ns, out, x, axes)),
-    ),
+    _logsumexp_vjp,
     accepts=REAL_FLOATING.for_op("IsFinite"),
 )
 

@@ -341,6 +341,14 @@ class ReLU(Layer):
     def compute_output_shape(self, input_shape: Any) -> Any:
         return input_shape
 
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
+
 
 class Softmax(Layer):
     """Softmax along ``axis``; masked-out positions (``mask`` False) get 0.

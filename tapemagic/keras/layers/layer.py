@@ -472,13 +472,20 @@ class Layer:
 
         Built-in layers compute it directly; a None batch axis stays None.
         """
-        concrete = tuple(1 if d is None else d for d in input_shape)
-        zeros = Tensor(
-            np.zeros(concrete, dtypes.as_dtype(self.compute_dtype).as_numpy_dtype)
+        dtype = dtypes.as_dtype(self.compute_dtype).as_numpy_dtype
+
+        def zeros(shape: Any) -> Tensor:
+            return Tensor(np.zeros(tuple(1 if d is None else d for d in shape), dtype))
+
+        several = isinstance(input_shape, list) and all(
+            isinstance(s, (tuple, list)) for s in input_shape
         )
-        out = self.call(zeros)
+        out = self.call(
+            [zeros(s) for s in input_shape] if several else zeros(input_shape)
+        )
         shape = tuple(out.shape)
-        if input_shape and input_shape[0] is None and shape and shape[0] == 1:
+        first = input_shape[0] if several else input_shape
+        if first and first[0] is None and shape and shape[0] == 1:
             shape = (None,) + shape[1:]
         return shape
 
@@ -544,16 +551,24 @@ class Layer:
 
     def _symbolic_call(self, *args: Any, **kwargs: Any) -> KerasTensor:
         x = args[0]
-        if not isinstance(x, KerasTensor):
+        if isinstance(x, KerasTensor):
+            inputs, shape = [x], x.shape
+        elif isinstance(x, (list, tuple)) and all(
+            isinstance(t, KerasTensor) for t in x
+        ):
+            # a list of inputs (the merge layers): a list of shapes
+            inputs, shape = list(x), [t.shape for t in x]
+        else:
             raise NotImplementedError(
                 f"Layer {self.name!r} was called on {x!r}; tapemagic's functional "
-                "models support layers of one input only."
+                "models call a layer on a KerasTensor or a list of them, not on a "
+                "mix of KerasTensors and other values."
             )
-        out_shape = self._build_symbolic(x.shape)
+        out_shape = self._build_symbolic(shape)
         output = KerasTensor(
             out_shape, dtype=self.compute_dtype, producer=(self, args, kwargs)
         )
-        self._add_node([x], [output])
+        self._add_node(inputs, [output])
         return output
 
     # -- the calls on KerasTensors (Keras 3's inbound nodes) ---------------------------
@@ -604,6 +619,40 @@ class Layer:
         if self._build_output_shape is None:
             self.__dict__["_build_output_shape"] = out_shape
         return out_shape
+
+    # -- configuration -----------------------------------------------------------------
+    def get_config(self) -> dict:
+        """The arguments that rebuild the layer: Keras 3's ``name``, ``trainable``
+        and ``dtype`` (as its serialized ``DTypePolicy``); subclasses add theirs.
+
+        Example:
+            >>> Layer(name="l").get_config()["dtype"]["config"]
+            {'name': 'float32'}
+        """
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": {
+                "module": "keras",
+                "class_name": "DTypePolicy",
+                "config": {"name": self.dtype},
+                "registered_name": None,
+            },
+        }
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        """A new layer made from ``get_config()``'s dict.
+
+        Example:
+            >>> Layer.from_config({"name": "copy", "trainable": False}).trainable
+            False
+        """
+        config = dict(config)
+        dtype = config.get("dtype")
+        if isinstance(dtype, dict):
+            config["dtype"] = dtype.get("config", {}).get("name")
+        return cls(**config)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

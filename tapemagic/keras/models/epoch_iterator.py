@@ -74,17 +74,47 @@ def pack_x_y_sample_weight(x: Any, y: Any = None, sample_weight: Any = None) -> 
     return (x, y, sample_weight)
 
 
-def _standard_array(value: Any) -> np.ndarray | None:
-    """Training data as NumPy, floats as floatx (as Keras' array adapter does)."""
+def _is_structure(value: Any) -> bool:
+    """A list of arrays (one per input of a model), not a nested list of numbers."""
+    return (
+        isinstance(value, (list, tuple))
+        and bool(value)
+        and all(isinstance(v, (np.ndarray, Tensor, Variable)) for v in value)
+    )
+
+
+def _each(fn: Any, value: Any) -> Any:
+    """``fn`` of each array of a structure (a list for a list), or of the one."""
+    if isinstance(value, list) and _is_structure(value):
+        return [fn(v) for v in value]
+    return fn(value)
+
+
+def _batch_of(value: Any, rows: Any) -> Any:
+    """The tensors of the ``rows`` of an array, or of each array of a list."""
+    return _each(lambda v: Tensor(np.ascontiguousarray(v[rows])), value)
+
+
+def _rows(value: Any) -> int:
+    return len(value[0]) if isinstance(value, list) else len(value)
+
+
+def _standard_array(value: Any) -> Any:
+    """Training data as NumPy, floats as floatx (as Keras' array adapter does);
+    a list of arrays (a model of several inputs or outputs) as a list."""
     if value is None:
         return None
+    if _is_structure(value):
+        arrays = [_standard_array(v) for v in value]
+        if len({len(a) for a in arrays}) > 1:
+            raise ValueError(
+                "Data cardinality is ambiguous: the arrays of one list have "
+                f"{[len(a) for a in arrays]} examples. Make sure all arrays contain "
+                "the same number of samples."
+            )
+        return arrays
     if isinstance(value, (Tensor, Variable)):
         value = array_of(value)
-    if isinstance(value, (list, tuple)) and value and isinstance(value[0], np.ndarray):
-        raise NotImplementedError(
-            "tapemagic's fit/evaluate/predict take one input array and one target "
-            "array; for several inputs write a custom training loop."
-        )
     array = np.asarray(value)
     floatx = np.dtype(backend.floatx())
     if array.dtype.kind == "f" and array.dtype != floatx:
@@ -114,9 +144,9 @@ def train_validation_split(
             "with .take(n) and .skip(n) and pass the second part as validation_data."
         )
     arrays = tuple(_standard_array(a) for a in arrays)
-    split = int(math.floor(len(arrays[0]) * (1.0 - validation_split)))
-    train = tuple(None if a is None else a[:split] for a in arrays)
-    val = tuple(None if a is None else a[split:] for a in arrays)
+    split = int(math.floor(_rows(arrays[0]) * (1.0 - validation_split)))
+    train = tuple(None if a is None else _each(lambda v: v[:split], a) for a in arrays)
+    val = tuple(None if a is None else _each(lambda v: v[split:], a) for a in arrays)
     return train, val
 
 
@@ -129,12 +159,12 @@ class _ArrayBatches:
         arrays = [_standard_array(a) for a in (x, y, sample_weight)]
         if arrays[0] is None:
             raise ValueError("Pass the inputs `x` (one row per example).")
-        size = len(arrays[0])
+        size = _rows(arrays[0])
         for name, array in zip(("y", "sample_weight"), arrays[1:]):
-            if array is not None and len(array) != size:
+            if array is not None and _rows(array) != size:
                 raise ValueError(
                     f"Data cardinality is ambiguous: x has {size} examples but {name} "
-                    f"has {len(array)}. Make sure all arrays contain the same number "
+                    f"has {_rows(array)}. Make sure all arrays contain the same number "
                     "of samples."
                 )
         self._arrays = arrays
@@ -155,13 +185,11 @@ class _ArrayBatches:
             order = None
         for start in range(0, self._size, self._batch_size):
             if order is None:
-                part = [None if a is None else a[start : start + self._batch_size]
-                        for a in self._arrays]  # fmt: skip
+                rows: Any = slice(start, start + self._batch_size)
             else:
                 rows = order[start : start + self._batch_size]
-                part = [None if a is None else a[rows] for a in self._arrays]
             yield pack_x_y_sample_weight(
-                *(None if a is None else Tensor(np.ascontiguousarray(a)) for a in part)
+                *(None if a is None else _batch_of(a, rows) for a in self._arrays)
             )
 
 

@@ -68,12 +68,8 @@ class Functional(Model, functional=True):
         self._single_input = not isinstance(inputs, (list, tuple))
         self._single_output = not isinstance(outputs, (list, tuple))
         nodes = _topological_nodes(flat_inputs, flat_outputs)
-        layers: list[Layer] = [t._input_layer for t in flat_inputs]
-        for layer, _, _, _ in nodes:
-            if not any(layer is seen for seen in layers):
-                layers.append(layer)
-        # set before the nodes, so the layers are found in this order
-        self._layers = layers
+        # set before the nodes, so the layers (and weights) are found in this order
+        self._layers = _layers_by_depth(flat_inputs, flat_outputs)
         self._nodes = nodes
         self.__dict__["_build_input_shape"] = (
             flat_inputs[0].shape
@@ -190,6 +186,65 @@ class Functional(Model, functional=True):
 def _shape(value: Any) -> tuple:
     shape = getattr(value, "shape", None)
     return tuple(np.shape(value) if shape is None else shape)
+
+
+def _keras_tensors(values: Any) -> list[KerasTensor]:
+    if isinstance(values, KerasTensor):
+        return [values]
+    if isinstance(values, (list, tuple)):
+        return [t for v in values for t in _keras_tensors(v)]
+    if isinstance(values, dict):
+        return _keras_tensors(list(values.values()))
+    return []
+
+
+def _layers_by_depth(inputs: list, outputs: list) -> list[Layer]:
+    """The model's layers in Keras 3's order (its ``map_graph``), which is the
+    order of ``model.layers`` and ``model.weights``: deepest first (a layer's
+    depth is its longest path to an output), ties in the order a depth-first
+    walk from the outputs first meets them."""
+    input_ids = {id(t) for t in inputs}
+    walk: list[KerasTensor] = []  # each call's output, inputs before outputs
+    first_seen: dict[int, int] = {}
+    parents: dict[int, list] = {}
+    layer_of: dict[int, Layer] = {}
+    made_by: dict[int, Layer] = {}
+
+    def visit(tensor: KerasTensor) -> None:
+        if id(tensor) in parents:
+            return
+        is_input = id(tensor) in input_ids or tensor._producer is None
+        layer = tensor._input_layer if is_input else tensor._producer[0]
+        layer_of[id(layer)] = made_by[id(tensor)] = layer
+        first_seen.setdefault(id(layer), len(first_seen))
+        parents[id(tensor)] = []
+        if not is_input:
+            _, args, kwargs = tensor._producer
+            parents[id(tensor)] = _keras_tensors([list(args), kwargs])
+            for parent in parents[id(tensor)]:
+                visit(parent)
+        walk.append(tensor)
+
+    for output in outputs:
+        visit(output)
+    depths: dict[int, int] = {}
+    layer_depths: dict[int, int] = {}
+    for tensor in reversed(walk):
+        layer = made_by[id(tensor)]
+        depth = max(depths.get(id(tensor), 0), layer_depths.get(id(layer), 0))
+        layer_depths[id(layer)] = depths[id(tensor)] = depth
+        for parent in parents[id(tensor)]:
+            depths[id(parent)] = max(depth + 1, depths.get(id(parent), 0))
+    for tensor in inputs:
+        # an input no output depends on: depth 0, first among its depth
+        if id(tensor._input_layer) not in layer_depths:
+            layer_of[id(tensor._input_layer)] = tensor._input_layer
+            layer_depths[id(tensor._input_layer)] = 0
+            first_seen[id(tensor._input_layer)] = -1
+    return sorted(
+        layer_of.values(),
+        key=lambda layer: (-layer_depths[id(layer)], first_seen[id(layer)]),
+    )
 
 
 def _topological_nodes(inputs: list, outputs: list) -> list[tuple]:

@@ -241,6 +241,79 @@ def test_reduce_logsumexp_with_minus_infinity() -> None:
     assert R.reduce_logsumexp(Tensor(np.array([-np.inf, -np.inf]))).numpy() == -np.inf
 
 
+# TensorFlow 2.21's gradient and Hessian of reduce_logsumexp (float64; float32
+# within its rounding), used where TensorFlow is not installed: the softmax
+# exp(x - max) / sum, so [0.5, 0.5] at [1000., 1000.] (issue 28).
+_LOGSUMEXP_TF = {
+    "pair": (
+        [1000.0, 1000.0], None,
+        [0.5, 0.5],
+        [[0.25, -0.25], [-0.25, 0.25]],
+    ),
+    "rows": (
+        [[1000.0, 1000.0, 999.0], [-1000.0, -1000.0, 50.0]], 1,
+        [[0.4223187982515182, 0.4223187982515182, 0.1553624034969636],
+         [0.0, 0.0, 1.0]],
+        [[0.24396563089491166, -0.17835316735660653, -0.06561246353830513,
+          0, 0, 0],
+         [-0.17835316735660653, 0.24396563089491166, -0.06561246353830513,
+          0, 0, 0],
+         [-0.06561246353830513, -0.06561246353830513, 0.13122492707661026,
+          0, 0, 0],
+         [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]],
+    ),
+    "columns": (
+        [[3e4, 3e4], [3e4, 3e4 + 1]], 0,
+        [[0.5, 0.2689414213699951], [0.5, 0.7310585786300049]],
+        [[0.25, 0, -0.25, 0], [0, 0.19661193324148182, 0, -0.19661193324148182],
+         [-0.25, 0, 0.25, 0], [0, -0.19661193324148182, 0, 0.19661193324148185]],
+    ),
+}  # fmt: skip
+
+
+def _logsumexp_derivatives(tf_module, x, axis):
+    """The gradient and Hessian (as a matrix) of reduce_logsumexp at ``x``."""
+    x = tf_module.constant(x)
+    with tf_module.GradientTape() as outer:
+        outer.watch(x)
+        with tf_module.GradientTape() as inner:
+            inner.watch(x)
+            y = tf_module.reduce_logsumexp(x, axis=axis)
+        g = inner.gradient(y, x)
+    h = outer.jacobian(g, x)
+    return g.numpy(), h.numpy().reshape(g.numpy().size, -1)
+
+
+@pytest.mark.parametrize("case", sorted(_LOGSUMEXP_TF))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reduce_logsumexp_gradient_at_large_inputs_is_tensorflows(case, dtype):
+    import tapemagic.tf as tm
+
+    value, axis, want_g, want_h = _LOGSUMEXP_TF[case]
+    x = np.asarray(value, dtype)
+    rtol = 1e-6 if dtype == np.float32 else 1e-12
+    try:
+        import tensorflow as real_tf
+    except ImportError:
+        real_tf = None
+    if real_tf is not None:
+        # the pinned numbers are TensorFlow's, and so are ours
+        tf_g, tf_h = _logsumexp_derivatives(real_tf, x, axis)
+        np.testing.assert_allclose(tf_g, want_g, rtol=rtol, atol=1e-12)
+        np.testing.assert_allclose(tf_h, want_h, rtol=rtol, atol=1e-7)
+    g, h = _logsumexp_derivatives(tm, x, axis)
+    assert g.dtype == dtype
+    np.testing.assert_allclose(g, want_g, rtol=rtol, atol=1e-12)
+    np.testing.assert_allclose(h, want_h, rtol=rtol, atol=1e-7)
+
+
+def test_reduce_logsumexp_gradient_is_exactly_one_half_at_a_tie() -> None:
+    # issue 28: 0.499985 before, as exp(x - out) with out rounded to float32
+    for dtype in (np.float32, np.float64):
+        got = grad(R.reduce_logsumexp, [1000.0, 1000.0], dtype=dtype)
+        np.testing.assert_array_equal(got, [0.5, 0.5])
+
+
 def test_reduce_logsumexp_rejects_ints_and_bools() -> None:
     # as TensorFlow composes it: reduce_max refuses bool, is_finite integers
     with pytest.raises(InvalidArgumentError, match=r"of int32 .*\[Op:IsFinite\]"):
