@@ -39,6 +39,8 @@ OTHER_MEANINGS = {
     "engine/ops/__init__.py": {"shape", "softmax"},  # module names
     "tf_recorder/opnames.py": {"shape", "size"},  # names of static inputs
     "viz/dot_markup.py": {"shape"},  # graphviz's node attribute
+    # Keras's functional merge layers (keras.layers.add, ...), re-exported
+    "keras/layers/__init__.py": {"add", "maximum", "minimum", "multiply", "subtract"},
 }
 
 
