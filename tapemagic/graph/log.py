@@ -249,6 +249,7 @@ class ExplainLog(Listener):
         # only when a view asks for them.
         self.previews: dict[int, np.ndarray | str] = {}
         self.shown = 0
+        self._namespaces_noted = 0
         LIVE_LOGS.add(self)
 
     # -- wiring --------------------------------------------------------------
@@ -274,6 +275,18 @@ class ExplainLog(Listener):
         garbage collector could free.
         """
         return self._tape()
+
+    def version(self) -> tuple:
+        """What changes whenever the log hears more: compare two to know
+        whether a model built from the log is still current."""
+        return (
+            len(self.events),
+            len(self.values),
+            len(self.requests),
+            len(self._pending),
+            len(self.cotangents),
+            self._namespaces_noted,
+        )
 
     def tape_number(self, tape: Any) -> int:
         """0 for the log's own tape; 1, 2, ... for other tapes, as first seen."""
@@ -724,6 +737,7 @@ class ExplainLog(Listener):
             if new_ref is not None and new_ref.id in self.values:
                 names.setdefault(new_ref.id, []).append(name)
         self.bindings = tuple(bindings)
+        self._namespaces_noted += 1
         self.names = {key: tuple(value) for key, value in names.items()}
         # Remember which names hold a Variable now; a name rebound to a plain
         # tensor keeps its entry, so the next cell can still tell.

@@ -317,7 +317,7 @@ class _Writer:
 
     def _source_group_node(self, name: str, members: list[str]) -> None:
         source = self.plan.source_of[members[0]]
-        names = [self.graph.name_of(v) for v in members]
+        names = [self.plan.index.name_of(v) for v in members]
         shown = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
         kind = "variables" if source.kind == "variable" else "tensors"
         value = self.plan.values[members[0]]
@@ -494,7 +494,7 @@ class _Writer:
         v = value.id
         if v in self.names:
             return
-        name = self.graph.name_of(v)
+        name = self.plan.index.name_of(v)
         source = self.plan.source_of.get(v)
         lines = []
         if v in self.plan.targets_drawn and v not in self.plan.sources_drawn:
@@ -561,7 +561,9 @@ class _Writer:
     def _op_node(self, op: OpNode) -> None:
         lines = []
         out = op.outputs[0] if op.outputs else None
-        named = [self.graph.name_of(o) for o in op.outputs if self.plan.values[o].names]
+        named = [
+            self.plan.index.name_of(o) for o in op.outputs if self.plan.values[o].names
+        ]
         head = write_bold(op.op)
         if named:
             head = escape_label(clip(", ".join(named), 24)) + " = " + head

@@ -21,6 +21,7 @@ import graphviz
 import ipywidgets as widgets
 
 from ..graph.findings import Finding
+from ..graph.index import index_of
 from ..graph.model import GradientRequest, GradientResult, Graph
 from .dot import (
     INSTALL_HINT,
@@ -116,7 +117,7 @@ def header_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
     if graph.cell.label:
         parts.append(f"from {graph.cell.label}")
     # The tape's graph: forward ops and those of gradients computed inside it.
-    forward = graph.graph_ops()
+    forward = index_of(graph).graph_ops
     recorded = sum(op.recorded for op in forward)
     parts.append(f"{recorded} of {len(forward)} ops recorded")
     nones = sum(r.none for g in graph.gradients for r in g.results)
@@ -157,7 +158,7 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
     )
     rows = ["<tr>" + "".join(f'<th style="{_HEAD}">{h}</th>' for h in head) + "</tr>"]
     for source in graph.sources:
-        value = graph.value(source.value)
+        value = index_of(graph).values[source.value]
         if source.how == "accessed":
             how = "read while recording"
         elif source.how == "watch":
@@ -190,7 +191,7 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
             " tm-none" if result is not None and result.none else ""
         )
         cells = (
-            f"<b>{_e(graph.name_of(source.value))}</b>",
+            f"<b>{_e(index_of(graph).name_of(source.value))}</b>",
             _e(how),
             _e(trainable),
             _e(value.dtype),
@@ -213,7 +214,7 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
 
 
 def _names(graph: Graph, ids: tuple[str | None, ...]) -> str:
-    names = [graph.name_of(i) for i in ids]
+    names = [index_of(graph).name_of(i) for i in ids]
     return names[0] if len(names) == 1 else "[" + ", ".join(names) + "]"
 
 
@@ -238,6 +239,7 @@ def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
         return (
             '<p class="tapemagic-gradients">No gradient was asked of this tape yet.</p>'
         )
+    index = index_of(graph)
     parts = ['<div class="tapemagic-gradients">']
     explained: set[int] = set()
     for request in graph.gradients:
@@ -279,7 +281,7 @@ def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
             why = "".join(_finding_html(f) for f in found)
             css = "tm-gradient-row" + (" tm-none" if result.none else "")
             rows.append(
-                f'<tr class="{css}"><td style="{_CELL}"><b>{_e(graph.name_of(source))}'
+                f'<tr class="{css}"><td style="{_CELL}"><b>{_e(index.name_of(source))}'
                 f'</b></td><td style="{_CELL}">{_result_html(result)}</td>'
                 f'<td style="{_CELL}">{why}</td></tr>'
             )
@@ -304,13 +306,6 @@ def _finding_html(finding: Finding) -> str:
         f'<div class="tm-finding" style="color:{colour}">{_e(finding.message)}</div>'
         f'<div class="tm-fix"><b>Fix:</b> {_e(finding.fix)}</div>'
     )
-
-
-def _text_view(graph: Graph, findings: tuple[Finding, ...]) -> str:
-    text = render_text(graph)
-    if findings:
-        text += "\nWhy:\n" + "\n".join(f"  {f}" for f in findings)
-    return text
 
 
 def graph_html(
@@ -377,7 +372,7 @@ def _draw_failed(err: BaseException) -> str:
 def _fallback_html(graph: Graph, findings: tuple[Finding, ...], reason: str) -> str:
     return (
         f'<div class="tapemagic-nodot" style="color:{_AMBER}">{_e(reason)}</div>'
-        f'<pre class="tapemagic-text">{_e(_text_view(graph, findings))}</pre>'
+        f'<pre class="tapemagic-text">{_e(render_text(graph, findings))}</pre>'
     )
 
 
@@ -447,12 +442,12 @@ class TapeWidget(widgets.VBox):
         self._busy = False
         self._collapse_auto = True
 
-        inner = set(graph.inner_targets())
+        inner = set(index_of(graph).inner_targets)
         targets = [
-            (graph.name_of(t) + (" (inner target)" if t in inner else ""), t)
+            (index_of(graph).name_of(t) + (" (inner target)" if t in inner else ""), t)
             for t in graph.targets
         ]
-        sources = [(graph.name_of(s.value), s.value) for s in graph.sources]
+        sources = [(index_of(graph).name_of(s.value), s.value) for s in graph.sources]
         self._header = widgets.HTML(header_html(graph, self.findings))
         self._target = widgets.Dropdown(
             # "" stands for all: ipywidgets shows a None value as no selection.
@@ -491,7 +486,7 @@ class TapeWidget(widgets.VBox):
         controls = widgets.HBox(
             [self._target, self._source, self._collapse, self._edge_gradients]
         )
-        if graph.nested_requests():
+        if index_of(graph).nested_requests:
             controls.children = (*controls.children, self._expand)
         replay = widgets.HBox([self._step, self._step_text])
         nones = sum(r.none for g in graph.gradients for r in g.results)
@@ -609,7 +604,7 @@ class TapeWidget(widgets.VBox):
 
     def _step_description(self, view: DotView) -> str:
         steps = view.steps
-        graph = self.graph
+        index = index_of(self.graph)
         if view.request is None or not steps:
             return (
                 f'<span style="color:{_DIM}">No gradient was taken for this target '
@@ -626,16 +621,16 @@ class TapeWidget(widgets.VBox):
         what = f"shape {shape_text(gv.shape)}, norm {_norm(gv.norm)}"
         if gv.op is None:
             text = (
-                f"Step {k} of {len(steps)}: <b>{_e(graph.name_of(gv.value))}</b> gets "
+                f"Step {k} of {len(steps)}: <b>{_e(index.name_of(gv.value))}</b> gets "
                 f"its gradient ({_e(what)})."
             )
         else:
-            op = graph.op(gv.op)
+            op = index.ops[gv.op]
             where = f" at line {op.line}" if op.line is not None else ""
             if op.during is not None:
                 where += " (inside a gradient computed in the tape)"
-            name = graph.name_of(gv.value)
-            value = graph.value(gv.value)
+            name = index.name_of(gv.value)
+            value = index.values[gv.value]
             if not (value.names or value.variable or value.path):  # unnamed
                 text = (
                     f"Step {k} of {len(steps)}: <b>{_e(op.op)}</b>{_e(where)} gets "

@@ -41,6 +41,7 @@ from IPython.utils.capture import capture_output
 
 from tapemagic.graph.diagnosis import diagnose
 from tapemagic.graph.findings import Finding
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     Cell,
     Escape,
@@ -191,7 +192,7 @@ def twin(text: dict[str, str]) -> dict[str, str]:
 
 
 def source_names(graph: Graph) -> list[str]:
-    return [graph.name_of(s.value) for s in graph.sources]
+    return [index_of(graph).name_of(s.value) for s in graph.sources]
 
 
 def normal(text: str) -> str:
