@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.recorder import dtype_name
-from .log import ExplainLog, preview
+from .log import ExplainLog
 from .model import (
     Assign,
     Binding,
@@ -34,6 +34,7 @@ from .model import (
     Value,
     Watch,
 )
+from .previews import preview
 from .recorders import Surface, surface_of
 
 __all__ = ["graph_from_tape"]
@@ -107,7 +108,7 @@ class _Builder:
         self.log = log
         describe = log.recorder.describe
         self.name = name
-        self.names = dict(log.names)
+        self.names = dict(log.named.names)
         for key, value in (namespace or {}).items():
             ref = None if key.startswith("_") else describe(value)
             if ref is None:
@@ -166,9 +167,9 @@ class _Builder:
                     kind,
                     previous,
                     python_type,
-                    self.vid.get(log.previous.get(name)),
+                    self.vid.get(log.named.previous.get(name)),
                 )
-                for name, value, kind, previous, python_type in log.bindings
+                for name, value, kind, previous, python_type in log.named.bindings
             ),
             gradient_values=self._gradient_values(),
             previews=self._previews(sources),
@@ -177,7 +178,7 @@ class _Builder:
     def _gradient_values(self) -> tuple[GradientValue, ...]:
         log, vid = self.log, self.vid
         found = []
-        for number, key, shape, norm, is_result in log.cotangents:
+        for number, key, shape, norm, is_result in log.asked.cotangents:
             if key not in vid:
                 continue
             op = None
@@ -266,8 +267,8 @@ class _Builder:
                     finite=log.finite.get(key),
                     same_as=None if same_as == self.vid[key] else same_as,
                     after_tape=key in log.after,
-                    rebound_from=log.rebound_from.get(key),
-                    rebound_at=log.rebound_at.get(key),
+                    rebound_from=log.named.rebound_from.get(key),
+                    rebound_at=log.named.rebound_at.get(key),
                     created=created[key],
                     made_at=made_at,
                     made_from=made_from,
@@ -278,7 +279,7 @@ class _Builder:
 
     def _ops(self) -> tuple[OpNode, ...]:
         vid = self.vid
-        requests = self.log.requests
+        requests = self.log.asked.requests
         ops = []
         for seq, e in self._events("op"):
             request = e[8]
@@ -351,7 +352,7 @@ class _Builder:
         vid = self.vid
         gradients = []
         seqs = {e[1]: seq for seq, e in self._events("gradient")}
-        for number, r in enumerate(self.log.requests):
+        for number, r in enumerate(self.log.asked.requests):
             sources = tuple(vid.get(s) for s in r["sources"])
             flags = r.get("flags", ())
             results = tuple(

@@ -16,7 +16,8 @@ from typing import Any
 from .build import graph_from_tape
 from .diagnosis import diagnose
 from .findings import Findings
-from .log import LIVE_LOGS, ExplainLog, user_namespace
+from .frames import user_namespace
+from .log import LIVE_LOGS, ExplainLog
 from .model import Graph
 from .recorders import surface_of
 

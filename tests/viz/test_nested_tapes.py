@@ -15,7 +15,7 @@ import pytest
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-from tapemagic.graph import log as log_module
+from tapemagic.graph import log_names
 from tapemagic.graph.from_tape import graph_from_tape
 from tapemagic.graph.index import index_of
 from tapemagic.magic import find_problems
@@ -69,14 +69,14 @@ def ip(shell):
     """The shell with tf imported; names the test adds are removed after."""
     if "tapemagic" not in shell.extension_manager.loaded:
         shell.extension_manager.load_extension("tapemagic")
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
     before = set(shell.user_ns)
     run(shell, "import tapemagic.tf as tf")
     yield shell
     for name in set(shell.user_ns) - before:
         if not name.startswith("_"):
             del shell.user_ns[name]
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
 
 
 def run(ip, *cells: str) -> None:
