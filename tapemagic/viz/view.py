@@ -94,7 +94,8 @@ class TapeView:
 
 def _rich_bundle(graph: Graph, findings: Findings, text: str) -> dict:
     """The widget, its static HTML and the text, for a notebook."""
-    from .widget import TapeWidget, static_html
+    from .page import static_html
+    from .widget import TapeWidget
 
     widget = TapeWidget(graph, findings)
     bundle = dict(widget._repr_mimebundle_() or {})

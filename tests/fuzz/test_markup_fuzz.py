@@ -52,8 +52,9 @@ from tapemagic.graph.model import (
 )
 from tapemagic.viz import view as view_module
 from tapemagic.viz.dot import build_view, render_svg
+from tapemagic.viz.page import static_html
 from tapemagic.viz.text import render_text
-from tapemagic.viz.widget import TapeWidget, static_html
+from tapemagic.viz.widget import TapeWidget
 from tests.viz.test_dot import small_graph
 
 from .budget import fuzz_settings

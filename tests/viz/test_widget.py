@@ -19,8 +19,9 @@ from tapemagic.graph.model import Cell, Graph, TapeInfo
 from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 from tapemagic.viz.dot import INSTALL_HINT
+from tapemagic.viz.page import gradients_html, sources_html, static_html
 from tapemagic.viz.text import render_text
-from tapemagic.viz.widget import TapeWidget, gradients_html, sources_html, static_html
+from tapemagic.viz.widget import TapeWidget
 from tests.viz.test_dot import (
     EVIL_FINDING,
     NUMPY_COPY,
