@@ -31,7 +31,7 @@ def assert_no_none_gradients(
     """Raise ``AssertionError`` saying why, if a gradient of ``tape`` is None.
 
     For autograded exercises: the error lists each cause with its fix (see
-    ``tapemagic.graph.diagnosis.assert_no_none_gradients``).
+    ``tapemagic.graph.from_tape.assert_no_none_gradients``).
 
     Args:
         tape: a ``%%tape`` cell's tape, a ``GradientTape(explain=True)``, or a
@@ -54,7 +54,7 @@ def assert_no_none_gradients(
         ...     print(str(err).splitlines()[0])
         1 gradient is None:
     """
-    from .graph.diagnosis import assert_no_none_gradients as check
+    from .graph.from_tape import assert_no_none_gradients as check
 
     _make_readable(tape)
     check(tape, target, sources)

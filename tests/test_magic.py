@@ -10,6 +10,7 @@ from IPython.utils.capture import capture_output
 
 from tapemagic.engine import GradientTape
 from tapemagic.graph.from_tape import graph_from_tape
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import Graph
 from tapemagic.magic import TapeMagics, TapeView, run_tape_cell
 
@@ -462,14 +463,14 @@ def test_log_shows_every_origin_kind(ip):
     assert by_name["w"].line == 4
     assert by_name["c"].origin == "constant" and by_name["c"].line is None
     assert by_name["v"].origin == "op"
-    assert graph.producer(by_name["v"].id).op == "multiply"
+    assert index_of(graph).producer(by_name["v"].id).op == "multiply"
     assert by_name["before"].origin == "outside"
     numpy_input, python_input = [
-        graph.value(i)
+        index_of(graph).values[i]
         for op in graph.ops
         if op.line == 5
         for i in op.inputs
-        if graph.value(i).origin in ("numpy", "python")
+        if index_of(graph).values[i].origin in ("numpy", "python")
     ]
     assert (numpy_input.origin, numpy_input.python_type, numpy_input.line) == (
         "numpy",
@@ -489,11 +490,11 @@ def test_log_shows_every_origin_kind(ip):
         7,
     )
     (came_back,) = [
-        graph.value(i)
+        index_of(graph).values[i]
         for op in graph.ops
         if op.line == 8
         for i in op.inputs
-        if graph.value(i).escape
+        if index_of(graph).values[i].escape
     ]
     assert (came_back.origin, came_back.escape, came_back.python_type) == (
         "numpy",
@@ -509,7 +510,7 @@ def test_log_shows_every_origin_kind(ip):
     )
     (watch,) = graph.watches
     assert (watch.tape, watch.value, watch.line) == (0, by_name["c"].id, 3)
-    paused = graph.producer(by_name["p"].id)
+    paused = index_of(graph).producer(by_name["p"].id)
     assert (paused.recorded, paused.tape_state, paused.line) == (False, "paused", 12)
     # Entered and left on the %%tape line; paused and resumed by line 11.
     assert [(e.event, e.line) for e in graph.tape_events] == [
@@ -535,7 +536,7 @@ def test_rebinding_a_variable_name_is_recorded(ip):
     graph = graph_from_tape(ip.user_ns["tape"])
     bindings = {b.name: b for b in graph.bindings}
     assert (bindings["w"].previous_kind, bindings["w"].kind) == ("variable", "tensor")
-    assert graph.value(bindings["w"].value).origin == "op"
+    assert index_of(graph).values[bindings["w"].value].origin == "op"
     assert (bindings["fresh"].previous_kind, bindings["fresh"].kind) == (None, "tensor")
     assert bindings["z"].kind == "tensor"
     assert "x" not in bindings and "b" not in bindings

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .diagnosis import assert_no_none_gradients, diagnose
+from .diagnosis import diagnose
 from .findings import CAUSES, Finding, Findings
 from .model import (
     SCHEMA_VERSION,
@@ -61,13 +61,16 @@ __all__ = [
     "diagnose",
     "explain_tape",
     "graph_from_tape",
+    "view_model",
 ]
 
 # These read the engine: import them only when asked for.
 _LAZY = {
     "ExplainLog": "log",
+    "assert_no_none_gradients": "from_tape",
     "explain_tape": "from_tape",
-    "graph_from_tape": "from_tape",
+    "graph_from_tape": "build",
+    "view_model": "from_tape",
 }
 
 

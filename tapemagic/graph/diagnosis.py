@@ -38,11 +38,11 @@ from typing import Any
 from . import causes as _causes  # noqa: F401  (declares every cause)
 from .cause import REGISTRY, Break, Query, find_break
 from .facts import Facts
-from .findings import Finding, Findings
+from .findings import Finding
 from .model import Graph
 from .words import Words
 
-__all__ = ["assert_no_none_gradients", "diagnose"]
+__all__ = ["diagnose"]
 
 
 def diagnose(
@@ -121,44 +121,6 @@ not record its use at line 3 (y = c * c).
                 seen.add(key)
                 found.append(finding)
     return tuple(found)
-
-
-def assert_no_none_gradients(
-    tape: Any, target: Any = None, sources: Any = None
-) -> None:
-    """Raise if a gradient of ``tape`` is (or would be) None, saying why.
-
-    Meant for autograded exercises: the error lists each cause with its fix.
-    NaN or Inf gradients are not None and do not raise.
-
-    Args:
-        tape: a ``GradientTape`` with an explanation log (a ``%%tape`` cell's
-            tape on either engine, or ``GradientTape(explain=True)``), or a
-            graph model.
-        target, sources: what to check, as for ``tape.explain``; None checks
-            every gradient asked so far.
-
-    Raises:
-        AssertionError: listing the findings, when a gradient is None.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> assert_no_none_gradients(Graph(TapeInfo("t", False, True, "new", True),
-        ...                                Cell(None, None)))
-    """
-    if isinstance(tape, Graph):
-        findings = Findings(diagnose(tape, target, sources))
-    else:
-        # Any recorder's tape; from_tape reads the engine, so it loads on use.
-        from .from_tape import explain_tape
-
-        findings = explain_tape(tape, target, sources)
-    errors = findings.errors
-    if errors:
-        count = len(errors)
-        head = "1 gradient is None" if count == 1 else f"{count} None gradients found"
-        lines = "\n".join(f"- {f.message} {f.fix}" for f in errors)
-        raise AssertionError(f"{head}:\n{lines}")
 
 
 class _Diagnosis:

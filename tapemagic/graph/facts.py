@@ -13,8 +13,9 @@ import math
 from dataclasses import dataclass
 
 from .cause import Query
+from .index import index_of
 from .model import Graph, OpNode
-from .words import Names
+from .names import Names
 
 __all__ = ["Facts", "Role"]
 
@@ -69,9 +70,9 @@ class Facts:
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self.index = graph.index
+        self.index = index_of(graph)
         self.values = self.index.values
-        self.names = Names(self)
+        self.names = Names(graph, self.index)
 
     # -- the tape ----------------------------------------------------------------
     def reset_before(self, q: Query) -> int:

@@ -4,7 +4,7 @@ A :class:`~tapemagic.graph.model.Graph` is a set of tuples; the diagnosis and
 every renderer ask the same questions of it (which op made this value, which
 ops used it, which value came back from an escape, what lies on a path from a
 source to a target). :class:`GraphIndex` answers them from dictionaries built
-once per graph, and remembers each walk it made. ``Graph.index`` builds it on
+once per graph, and remembers each walk it made. :func:`index_of` builds it on
 first use and keeps it with the (immutable) graph, so the diagnosis, the DOT
 builder, the text view and the widget of one ``%%tape`` cell share one index.
 
@@ -23,18 +23,36 @@ Two kinds of walks:
 from __future__ import annotations
 
 import bisect
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .model import Assign, Escape, GradientRequest, Graph, OpNode, Value
+from .model import Assign, Escape, GradientRequest, Graph, OpNode, Value
 
-__all__ = ["GraphIndex"]
+__all__ = ["GraphIndex", "index_of"]
+
+# Where a graph keeps its index (the graph is frozen; its index is built once).
+_KEPT = "_index"
+
+
+def index_of(graph: Graph) -> GraphIndex:
+    """The :class:`GraphIndex` of ``graph``, built on first use and kept with it
+    (the graph never changes).
+
+    Example:
+        >>> from tapemagic.graph.model import Cell, TapeInfo
+        >>> g = Graph(TapeInfo("t", False, True, "new", True), Cell(None, None))
+        >>> index_of(g) is index_of(g)
+        True
+    """
+    index = graph.__dict__.get(_KEPT)
+    if index is None:
+        index = GraphIndex(graph)
+        object.__setattr__(graph, _KEPT, index)
+    return index
 
 
 class GraphIndex:
     """Lookups and cached walks over one graph model (see the module docs).
 
-    Build it with ``graph.index`` rather than directly: the graph keeps one.
+    Get it with :func:`index_of` rather than building it: the graph keeps one.
 
     Example:
         >>> from tapemagic.graph.model import Cell, Graph, OpNode, TapeInfo, Value
@@ -43,11 +61,11 @@ class GraphIndex:
         ...                   Value("t2", "op", (), "float32", True, op="op1")),
         ...           ops=(OpNode("op1", 1, "exp", ("t1",), ("t2",), True, True,
         ...                       2, "recording"),))
-        >>> index = g.index
+        >>> index = index_of(g)
         >>> index.producer("t2").id, [op.id for op in index.consumers("t1")]
         ('op1', ['op1'])
-        >>> sorted(index.ancestors(("t2",), 10)[0]), index is g.index
-        (['t1', 't2'], True)
+        >>> sorted(index.ancestors(("t2",), 10)[0]), index.name_of("t2")
+        (['t1', 't2'], 'exp result')
     """
 
     def __init__(self, graph: Graph) -> None:
@@ -57,9 +75,14 @@ class GraphIndex:
         self._uses: dict[str, list[tuple[OpNode, int]]] = {}
         self._consumers: dict[str, tuple[OpNode, ...]] = {}
         self._during: dict[str, list[OpNode]] = {}
-        # A request's computation is part of the tape's graph when it ran ops
-        # here and was asked of another tape, or this tape recorded some of
-        # its ops (see Graph.nested_requests).
+        # The gradient computations that are part of this tape's graph
+        # (nested_requests). A gradient is computed with ordinary ops, and a
+        # recording tape records those that use what it watches: that is how
+        # nested tapes give second derivatives. A request's computation is part
+        # of the graph when it ran ops here and was asked of another tape
+        # (inner.gradient(y, x) inside this tape's block), or this tape
+        # recorded some of its ops (a persistent tape asked inside its own
+        # block). This tape's other answers are not.
         recorded: dict[str, bool] = {}
         forward = []
         made_by, uses, during = self._made_by, self._uses, self._during
@@ -87,8 +110,9 @@ class GraphIndex:
         self.nested: dict[str, GradientRequest] = {
             r.id: r for r in self.nested_requests
         }
-        # The tape's graph: the forward ops, and the ops of gradients computed
-        # inside the tape (an inner tape's gradient, recorded by this one).
+        # The tape's graph, in execution order: the forward ops, and the ops
+        # of gradients computed inside the tape (an inner tape's gradient,
+        # recorded by this one).
         if self.nested:
             self.graph_ops: tuple[OpNode, ...] = tuple(
                 op for op in graph.ops if op.during is None or op.during in self.nested
@@ -147,6 +171,33 @@ class GraphIndex:
     def producer(self, value_id: str) -> OpNode | None:
         """The first op that lists the value among its outputs, or None."""
         return self._made_by.get(value_id)
+
+    def name_of(self, value_id: str | None) -> str:
+        """A label for a value, never an internal id: its first user name, a
+        Keras weight's layer and name (``dense_1/kernel``), a variable's own
+        name, else what it is (``round result``, ``a tf.Variable``)."""
+        if value_id is None:
+            return "?"
+        value = self.values[value_id]
+        if value.names:
+            return value.names[0]
+        if value.path:
+            return "/".join(value.path.split("/")[-2:])
+        if value.variable is not None:
+            name = value.variable.split(":")[0]
+            last = name.rsplit("/", 1)[-1]
+            if last != "Variable" and not (
+                last.startswith("Variable_") and last[9:].isdigit()
+            ):
+                return name
+            return "a tf.Variable"
+        if value.op is not None:
+            return f"{self.ops[value.op].op} result"
+        return {
+            "numpy": "a NumPy array",
+            "python": f"a Python {value.python_type or 'value'}",
+            "constant": "a constant",
+        }.get(value.origin, "a tensor")
 
     def uses(self, value_id: str) -> list[tuple[OpNode, int]]:
         """``(op, input position)`` for every use of the value, in execution order."""

@@ -5,8 +5,9 @@ comes from a :class:`Graph`. It is immutable data (frozen dataclasses, tuples,
 strings, numbers) with stable ids, it never holds a tensor or a tape, and it
 turns into JSON and back (:meth:`Graph.to_dict`, :meth:`Graph.from_dict`).
 :func:`tapemagic.graph.from_tape.graph_from_tape` builds one from a tape.
-``Graph.index`` (a :class:`~tapemagic.graph.index.GraphIndex`, built once per
-graph) answers who made and used each value and what reaches what.
+:func:`tapemagic.graph.index.index_of` (a
+:class:`~tapemagic.graph.index.GraphIndex`, built once per graph) answers who
+made and used each value, what reaches what, and what to call a value.
 
 Structure (version 1). Ids are stable strings, numbered in the order things
 happened: values ``t1, t2, ...``, ops ``op1, ...``, escapes ``e1, ...``,
@@ -39,15 +40,11 @@ ran in; ``None`` when unknown. ``seq`` orders every event of one log.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import types
 import typing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .index import GraphIndex
+from typing import Any
 
 __all__ = [
     "ORIGINS",
@@ -440,8 +437,8 @@ class Graph:
         ...     ops=(OpNode("op1", 1, "multiply", ("t1", "t1"), ("t2",), True,
         ...                 True, 2, "recording"),),
         ... )
-        >>> g.name_of("t2"), g.producer("t2").op, Graph.from_json(g.to_json()) == g
-        ('y', 'multiply', True)
+        >>> Graph.from_json(g.to_json()) == g
+        True
     """
 
     tape: TapeInfo
@@ -461,102 +458,6 @@ class Graph:
     gradient_values: tuple[GradientValue, ...] = ()
     previews: tuple[Preview, ...] = ()
     version: int = SCHEMA_VERSION
-
-    # -- lookups -------------------------------------------------------------
-    @functools.cached_property
-    def index(self) -> GraphIndex:
-        """The :class:`~tapemagic.graph.index.GraphIndex` of this graph, built on
-        first use and kept with it (the graph never changes)."""
-        from .index import GraphIndex
-
-        return GraphIndex(self)
-
-    def value(self, value_id: str) -> Value:
-        """The value with this id.
-
-        Raises:
-            KeyError: if there is none.
-        """
-        return self.index.values[value_id]
-
-    def op(self, op_id: str) -> OpNode:
-        """The op with this id.
-
-        Raises:
-            KeyError: if there is none.
-        """
-        return self.index.ops[op_id]
-
-    def producer(self, value_id: str) -> OpNode | None:
-        """The op that computed the value, or None."""
-        op_id = self.value(value_id).op
-        return None if op_id is None else self.op(op_id)
-
-    def consumers(self, value_id: str) -> tuple[OpNode, ...]:
-        """The ops that took the value as an input, in execution order."""
-        return self.index.consumers(value_id)
-
-    def name_of(self, value_id: str | None) -> str:
-        """A label for a value, never an internal id: its first user name, a
-        Keras weight's layer and name (``dense_1/kernel``), a variable's own
-        name, else what it is (``round result``, ``a tf.Variable``)."""
-        if value_id is None:
-            return "?"
-        value = self.value(value_id)
-        if value.names:
-            return value.names[0]
-        if value.path:
-            return "/".join(value.path.split("/")[-2:])
-        if value.variable is not None:
-            name = value.variable.split(":")[0]
-            last = name.rsplit("/", 1)[-1]
-            if last != "Variable" and not (
-                last.startswith("Variable_") and last[9:].isdigit()
-            ):
-                return name
-            return "a tf.Variable"
-        op = self.producer(value_id)
-        if op is not None:
-            return f"{op.op} result"
-        return {
-            "numpy": "a NumPy array",
-            "python": f"a Python {value.python_type or 'value'}",
-            "constant": "a constant",
-        }.get(value.origin, "a tensor")
-
-    # -- gradients computed inside the tape ----------------------------------
-    def nested_requests(self) -> tuple[GradientRequest, ...]:
-        """The gradient computations that are part of this tape's graph.
-
-        A gradient is computed with ordinary ops, and a recording tape records
-        those that use what it watches: that is how nested tapes give second
-        derivatives. A request's computation is part of the graph when it ran
-        ops here and was asked of another tape (``inner.gradient(y, x)`` inside
-        this tape's block), or this tape recorded some of its ops (a persistent
-        tape asked inside its own block). This tape's other answers are not.
-
-        Example:
-            >>> g = Graph(TapeInfo(None, False, True, "answered", True),
-            ...           Cell(None, None),
-            ...           ops=(OpNode("op1", 2, "multiply", ("t1", "t2"), ("t3",),
-            ...                       True, True, 4, "recording", during="g1"),),
-            ...           gradients=(GradientRequest("g1", 1, "gradient", 1,
-            ...                                      ("t4",), ("t1",), ()),))
-            >>> [r.id for r in g.nested_requests()], [o.id for o in g.graph_ops()]
-            (['g1'], ['op1'])
-        """
-        return self.index.nested_requests
-
-    def graph_ops(self) -> tuple[OpNode, ...]:
-        """The ops of the tape's graph, in execution order: every op run outside a
-        gradient computation, and the ops of :meth:`nested_requests`."""
-        return self.index.graph_ops
-
-    def inner_targets(self) -> tuple[str, ...]:
-        """Values only other tapes' nested gradient computations were asked of
-        (``y`` of ``inner.gradient(y, x)``): targets of those tapes, not of
-        this one."""
-        return self.index.inner_targets
 
     # -- JSON ----------------------------------------------------------------
     def to_dict(self) -> dict:

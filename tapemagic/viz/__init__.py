@@ -29,7 +29,7 @@ _LAZY = {
     "build_view": "dot",
     "render_svg": "dot",
     "render_text": "text",
-    "static_html": "widget",
+    "static_html": "page",
     "tape_mimebundle": "view",
     "to_dot": "dot",
 }

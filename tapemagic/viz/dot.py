@@ -28,7 +28,8 @@ Large tapes stay small on screen: the view keeps the source-to-target paths,
 collapses ops by cell line when they are too many, and drops the earliest
 groups past :data:`MAX_NODES`, counting everything it hides. Graphviz never
 gets more than about ``MAX_NODES`` nodes. :mod:`tapemagic.viz.dot_plan`
-chooses what a view shows; this module writes it as nodes and edges.
+chooses what a view shows; this module lays it out and writes its edges,
+:mod:`tapemagic.viz.dot_nodes` its nodes.
 
 Every label is escaped (:mod:`tapemagic.viz.dot_markup`: HTML-like labels
 built from ``html.escape``\\ d text, plain attributes through
@@ -38,39 +39,23 @@ as text.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import graphviz
 
 from ..graph.findings import Finding
-from ..graph.model import GradientRequest, GradientValue, Graph, OpNode, Value
-from ..graph.source import gradient_call
+from ..graph.model import GradientRequest, GradientValue, Graph, OpNode
 from .dot_markup import (
     ESCAPE_HOW,
     STYLE,
-    TEXT_BREAK,
-    TEXT_OK,
-    TEXT_WARN,
-    clip,
     count_phrase,
-    describe_call_unrecorded,
-    describe_leaf,
-    describe_unrecorded,
-    describe_watch,
-    escape_label,
     escape_plain,
     format_norm,
-    has_error,
     set_graph_attributes,
-    write_bold,
-    write_code,
-    write_finding_lines,
-    write_italic,
     write_label,
     write_legend,
-    write_small,
 )
+from .dot_nodes import NodeWriter
 from .dot_plan import ViewPlan, backward_steps, gradient_status
 from .labels import shape_text
 
@@ -275,7 +260,9 @@ def build_view(
 
 
 class _Writer:
-    """Writes a :class:`~tapemagic.viz.dot_plan.ViewPlan` into a Digraph."""
+    """Writes a :class:`~tapemagic.viz.dot_plan.ViewPlan` into a Digraph: its
+    layout and edges here, its nodes through a
+    :class:`~tapemagic.viz.dot_nodes.NodeWriter`."""
 
     def __init__(self, graph: Graph, plan: ViewPlan, legend: bool, rankdir: str):
         self.graph = graph
@@ -289,7 +276,8 @@ class _Writer:
         chosen, collapsed = plan.chosen, plan.collapsed
         self.dot = graphviz.Digraph(name="tape")
         set_graph_attributes(self.dot, self.rankdir)
-        self.names: list[str] = []
+        self.nodes = NodeWriter(self.graph, self.plan, self.dot)
+        # The CSS classes of the edges and boxes drawn (the nodes keep theirs).
         self.classes: set[str] = set()
         self.ghosts = False
         self.edges: dict[tuple[str, str], dict[str, str]] = {}
@@ -300,10 +288,11 @@ class _Writer:
         for (tail, head), attrs in self.edges.items():
             self.dot.edge(tail, head, **attrs)
         if self.legend:
-            write_legend(self.dot, self.classes, self.ghosts, bool(self.plan.steps))
+            classes = self.classes | self.nodes.classes
+            write_legend(self.dot, classes, self.ghosts, bool(self.plan.steps))
         return DotView(
             digraph=self.dot,
-            nodes=tuple(self.names),
+            nodes=tuple(self.nodes.names),
             shown_ops=shown,
             total_ops=len(self.plan.tape_ops),
             collapsed=collapsed,
@@ -315,59 +304,30 @@ class _Writer:
             expanded=self.plan.expand,
         )
 
-    def _source_group_node(self, name: str, members: list[str]) -> None:
-        source = self.plan.source_of[members[0]]
-        names = [self.graph.name_of(v) for v in members]
-        shown = ", ".join(names[:2]) + (", …" if len(names) > 2 else "")
-        kind = "variables" if source.kind == "variable" else "tensors"
-        value = self.plan.values[members[0]]
-        lines = [
-            write_bold(shown),
-            write_small(
-                f"{len(members):,} {kind}, e.g. {shape_text(value.shape)} {value.dtype}"
-            ),
-            write_small(describe_watch(source.how, source.watched, source.line, None)),
-        ]
-        if self.plan.request is not None and members[0] in self.plan.request.sources:
-            lines.append(write_small("∂ ok for all", TEXT_OK))
-        attrs = dict(STYLE["source" if source.watched else "unwatched_source"])
-        css = "tm-source tm-source-group " + (
-            "tm-watched" if source.watched else "tm-unwatched"
-        )
-        reached = [v for v in members if v in self.plan.reached]
-        if self.plan.current in members:
-            attrs.update(STYLE["step_current"])
-        elif reached:
-            attrs.update(STYLE["step_reached"])
-        if reached:
-            css += " tm-reached"
-        self._add_node(name, write_label(lines), attrs, css, f"{len(members)} {kind}")
-
-    # -- one node per op -----------------------------------------------------------
     def _draw_ops(self, chosen: list[OpNode]) -> int:
         kept, leaves = self.plan.keep_units(chosen)
         hidden = len(chosen) - len(kept)
         drawn = {op.id for op in kept}
         self.value_nodes = set(self.plan.special)
         for v in self.plan.sources_drawn:
-            self._value_node(self.plan.values[v])
+            self.nodes.value(self.plan.values[v])
         for v in sorted(leaves, key=_id_order):
-            self._value_node(self.plan.values[v])
+            self.nodes.value(self.plan.values[v])
             self.value_nodes.add(v)
         for op in kept:
             unit = self.plan.unit(op)
             if unit == op.id:
-                self._op_node(op)
-            elif unit not in self.names:
-                self._call_node(unit, self.plan.calls_drawn[unit], drawn)
+                self.nodes.op(op)
+            elif unit not in self.nodes.names:
+                self.nodes.call(unit, self.plan.calls_drawn[unit], drawn)
         for v in self.plan.targets_drawn:
             if v not in self.plan.sources_drawn:
-                self._value_node(self.plan.values[v])
+                self.nodes.value(self.plan.values[v])
         if hidden:
             self.plan.hidden.append(
                 ("earlier ops not drawn (limit of the view)", hidden)
             )
-            self._hidden_node(hidden, "earlier ops")
+            self.nodes.hidden(hidden, "earlier ops")
         for op in kept:
             for v in op.inputs:
                 self._input_edge(v, op, drawn, hidden)
@@ -475,246 +435,6 @@ class _Writer:
         self.edges[(tail, v)] = attrs
         self.ghosts = True
 
-    # -- nodes ---------------------------------------------------------------------
-    def _add_node(
-        self, name: str, label: str, attrs: dict[str, str], css: str, *tooltip: str
-    ) -> None:
-        self.names.append(name)
-        self.classes.update(css.split())
-        self.dot.node(
-            name,
-            label=label,
-            # Lines joined by DOT's \n escape; each part escaped on its own.
-            tooltip=graphviz.nohtml(r"\n".join(escape_plain(t) for t in tooltip)),
-            **{"class": css},
-            **attrs,
-        )
-
-    def _value_node(self, value: Value) -> None:
-        v = value.id
-        if v in self.names:
-            return
-        name = self.graph.name_of(v)
-        source = self.plan.source_of.get(v)
-        lines = []
-        if v in self.plan.targets_drawn and v not in self.plan.sources_drawn:
-            role, css = "target", "tm-target"
-            # Picked in the view, though another tape's gradient asked for it.
-            what = "inner target" if v in self.plan.inner_targets else "target"
-            lines.append(write_bold(name))
-            lines.append(
-                write_small(f"{shape_text(value.shape)} {value.dtype} · {what}")
-            )
-        elif source is not None and v in self.plan.sources_drawn:
-            role = "source" if source.watched else "unwatched_source"
-            css = "tm-source " + ("tm-watched" if source.watched else "tm-unwatched")
-            kind = "variable" if source.kind == "variable" else "tensor"
-            lines.append(write_bold(name))
-            lines.append(
-                write_small(f"{shape_text(value.shape)} {value.dtype} · {kind}")
-            )
-            lines.append(
-                write_small(
-                    describe_watch(
-                        source.how, source.watched, source.line, value.trainable
-                    )
-                )
-            )
-        else:
-            role, css = "input", "tm-input"
-            if value.names or value.variable:
-                lines.append(write_bold(name))
-            else:
-                lines.append(write_italic(describe_leaf(value, self.plan.all_ops)))
-            lines.append(write_small(f"{shape_text(value.shape)} {value.dtype}"))
-        attrs = dict(STYLE[role])
-        status = self._source_status(v)
-        if status is not None:
-            text, colour = status
-            lines.append(write_small(text, colour))
-            if colour == TEXT_BREAK:
-                attrs.update(STYLE["none_source"])
-        found = [f for f in self.plan.by_source_finding.get(v, ()) if f.op is None]
-        if found:
-            attrs.update(STYLE["break" if has_error(found) else "warning"])
-            lines.extend(write_finding_lines(found))
-            css += " tm-break"
-        self._step_style(v, attrs)
-        if v in self.plan.reached:
-            css += " tm-reached"
-        self._add_node(v, write_label(lines), attrs, css, f"{name}: {value.dtype}")
-
-    def _source_status(self, v: str) -> tuple[str, str] | None:
-        status = self.plan.source_gradient(v)
-        if status is None:
-            return None
-        gv = self.plan.gvalues.get(v)
-        if status == "None":
-            return "∂ None", TEXT_BREAK
-        if status == "NaN":
-            return "∂ has NaN/inf", TEXT_WARN
-        if status == "zero":
-            return "∂ = 0", TEXT_WARN
-        norm = f", norm {format_norm(gv.norm)}" if gv is not None else ""
-        return f"∂ ok{norm}", TEXT_OK
-
-    def _op_node(self, op: OpNode) -> None:
-        lines = []
-        out = op.outputs[0] if op.outputs else None
-        named = [self.graph.name_of(o) for o in op.outputs if self.plan.values[o].names]
-        head = write_bold(op.op)
-        if named:
-            head = escape_label(clip(", ".join(named), 24)) + " = " + head
-        lines.append(head)
-        if len(op.outputs) == 1 and out is not None:
-            value = self.plan.values[out]
-            meta = f"{shape_text(value.shape)} {value.dtype}"
-        else:
-            meta = f"{len(op.outputs)} outputs"
-        if op.line is not None:
-            meta += f" · line {op.line}"
-        lines.append(write_small(meta))
-        if not op.recorded:
-            lines.append(write_small(describe_unrecorded(op)))
-        role = "op"
-        css = "tm-op"
-        if op.id in self.plan.path_ops:
-            role, css = "op_on_path", "tm-op tm-path"
-        if not op.recorded:
-            role, css = "unrecorded_op", css + " tm-unrecorded"
-        attrs = dict(STYLE[role])
-        found = self.plan.by_op_finding.get(op.id, [])
-        if found:
-            attrs.update(STYLE["break" if has_error(found) else "warning"])
-            lines.extend(write_finding_lines(found))
-            css += " tm-break"
-        self._step_style(op.id, attrs)
-        if op.id in self.plan.reached:
-            css += " tm-reached"
-        code = self.graph.cell.line(op.line)
-        tooltip = [f"{op.op} ({op.id})"] + ([code.strip()] if code else [])
-        self._add_node(op.id, write_label(lines), attrs, css, *tooltip)
-
-    def _step_style(self, name: str, attrs: dict[str, str]) -> None:
-        if name == self.plan.current:
-            attrs.update(STYLE["step_current"])
-        elif name in self.plan.reached:
-            attrs.update(STYLE["step_reached"])
-
-    def _hidden_node(self, count: int, what: str) -> None:
-        label = write_label(
-            [write_bold(f"… {count:,} {what}"), write_small("not drawn")]
-        )
-        self._add_node(
-            "hidden",
-            label,
-            dict(STYLE["hidden"]),
-            "tm-hidden",
-            f"{count} {what} not drawn",
-        )
-
-    # -- gradients computed inside the tape -------------------------------------------
-    def _call_lines(self, ops: list[OpNode]) -> list[str]:
-        """``∂y/∂x``, the cell line that asked, and what it gave: shape, dtype,
-        line and op count (and how many calls, when a line's are grouped)."""
-        calls = list(dict.fromkeys(op.during for op in ops))
-        request = self.plan.nested[calls[0]]
-        line = ops[0].line
-        code = self.graph.cell.line(line)
-        asked = None
-        if request.here and request.line == line:
-            asked = gradient_call(code, request.kind)
-        if asked is not None:
-            head = f"∂{asked.target}/∂{asked.sources}"
-        else:
-            names = [self._known_name(v) for v in (*request.targets, *request.sources)]
-            if None in names or not request.targets or not request.sources:
-                head = f"{request.kind}()"
-            else:
-                ys = ", ".join(names[: len(request.targets)])
-                xs = ", ".join(names[len(request.targets) :])
-                head = f"∂{ys}/∂{xs}"
-        lines = [write_bold(head)]
-        if code:
-            lines.append(write_code(clip(code.strip(), 44)))
-        results = request.results
-        if len(results) == 1 and not results[0].none:
-            meta = f"{shape_text(results[0].shape)} {results[0].dtype}"
-        else:
-            meta = count_phrase(len(request.sources), "gradients")
-        if line is not None:
-            meta += f" · line {line}"
-        if len(calls) > 1:
-            meta += f" · {len(calls):,} calls"
-        meta += f" · {count_phrase(len(ops), 'ops')}"
-        if not request.here and request.where:
-            meta += f" · {request.kind}() in {request.where}"
-        lines.append(write_small(meta))
-        return lines
-
-    def _known_name(self, v: str | None) -> str | None:
-        if v is None:
-            return None
-        value = self.plan.values[v]
-        if value.names:
-            return value.names[0]
-        return value.variable.split(":")[0] if value.variable else None
-
-    def _call_node(self, name: str, ops: list[OpNode], drawn: set[str]) -> int:
-        """One node for a gradient computed inside the tape (collapsed by line:
-        for its line's gradient calls); returns how many constants it folds in."""
-        request = self.plan.nested[ops[0].during]
-        lines = self._call_lines(ops)
-        folded = {
-            v
-            for op in ops
-            for v in op.inputs
-            if self.plan.folded(v, op)
-            or (
-                self.plan.collapsed
-                and v not in self.plan.tail_of
-                and self.plan.values[v].op not in drawn
-            )
-        }
-        if folded:
-            constants = all(
-                self.plan.values[v].origin in ("python", "numpy", "constant")
-                for v in folded
-            )
-            what = "constants" if constants else "unwatched inputs"
-            lines.append(write_small(f"+{count_phrase(len(folded), what)}"))
-        ids = {op.id for op in ops}
-        role, css = "gradient_call", "tm-op tm-call"
-        if ids & self.plan.path_ops:
-            role, css = "gradient_call_on_path", css + " tm-path"
-        attrs = dict(STYLE[role])
-        if not any(op.recorded for op in ops):
-            lines.append(write_small(describe_call_unrecorded(ops)))
-            attrs.update(STYLE["unrecorded_op"])
-            css += " tm-unrecorded"
-        found = [f for op in ops for f in self.plan.by_op_finding.get(op.id, [])]
-        if found:
-            attrs.update(STYLE["break" if has_error(found) else "warning"])
-            lines.extend(write_finding_lines(found))
-            css += " tm-break"
-        if self.plan.current in ids:
-            attrs.update(STYLE["step_current"])
-        elif ids & self.plan.reached:
-            attrs.update(STYLE["step_reached"])
-        if ids & self.plan.reached:
-            css += " tm-reached"
-        code = self.graph.cell.line(ops[0].line)
-        tooltip = [f"{request.kind} ({name}): {count_phrase(len(ops), 'ops')}"]
-        self._add_node(
-            name,
-            write_label(lines),
-            attrs,
-            css,
-            *tooltip,
-            *([code.strip()] if code else []),
-        )
-        return len(folded)
-
     def _call_boxes(self) -> None:
         """Expanded: a dashed box around the ops of each gradient call."""
         if not self.plan.calls_drawn:
@@ -723,7 +443,9 @@ class _Writer:
         for request_id, ops in self.plan.calls_drawn.items():
             with self.dot.subgraph(name=f"cluster_{request_id}") as box:
                 box.attr(
-                    label=write_label(self._call_lines(self.plan.calls[request_id])),
+                    label=write_label(
+                        self.nodes.call_lines(self.plan.calls[request_id])
+                    ),
                     labelloc="t",
                     labeljust="l",
                     **STYLE["gradient_cluster"],
@@ -740,25 +462,25 @@ class _Writer:
         drawn = {op.id for op in kept_ops}
         self.value_nodes = set(self.plan.special)
         for v in self.plan.sources_drawn:
-            self._value_node(self.plan.values[v])
+            self.nodes.value(self.plan.values[v])
         for name, members in self.plan.source_groups.items():
-            self._source_group_node(name, members)
+            self.nodes.source_group(name, members)
         folded = 0
         for key in kept_keys:
             if key in call_nodes:
-                self._call_node(key, groups[key], drawn)
+                self.nodes.call(key, groups[key], drawn)
             else:
-                folded += self._group_node(key, groups[key], drawn)
+                folded += self.nodes.group(key, groups[key], drawn)
         for v in self.plan.targets_drawn:
             if v not in self.plan.sources_drawn:
-                self._value_node(self.plan.values[v])
+                self.nodes.value(self.plan.values[v])
         if folded:
             self.plan.hidden.append(("unwatched inputs folded into their line", folded))
         if hidden_ops:
             self.plan.hidden.append(
                 ("earlier ops not drawn (limit of the view)", hidden_ops)
             )
-            self._hidden_node(hidden_ops, "earlier ops")
+            self.nodes.hidden(hidden_ops, "earlier ops")
         for op in kept_ops:
             head = group_of[op.id]
             for v in op.inputs:
@@ -797,61 +519,6 @@ class _Writer:
         attrs["label"] = escape_plain(ESCAPE_HOW.get(escape.how, escape.how))
         self.ghosts = True
         return attrs
-
-    def _group_node(self, key: str, ops: list[OpNode], drawn: set[str]) -> int:
-        line = ops[0].line
-        counts = Counter(op.op for op in ops)
-        head = f"line {line}" if line is not None else ops[0].op
-        lines = [
-            write_bold(head)
-            + write_small(f"  {len(ops):,} op{'s' if len(ops) != 1 else ''}")
-        ]
-        code = self.graph.cell.line(line)
-        if code:
-            lines.append(write_code(clip(code.strip(), 44)))
-        summary = ", ".join(
-            f"{name} ×{n:,}" if n > 1 else name for name, n in counts.most_common(3)
-        )
-        if len(counts) > 3:
-            summary += f", +{len(counts) - 3} more"
-        lines.append(write_small(summary))
-        leaves = {
-            v
-            for op in ops
-            for v in op.inputs
-            if v not in self.plan.tail_of and self._group_leaf(v, drawn)
-        }
-        if leaves:
-            lines.append(
-                write_small(
-                    f"+{len(leaves)} unwatched input{'s' if len(leaves) != 1 else ''}"
-                )
-            )
-        ids = {op.id for op in ops}
-        recorded = any(op.recorded for op in ops)
-        role, css = "op", "tm-op tm-group"
-        if ids & self.plan.path_ops:
-            role, css = "op_on_path", css + " tm-path"
-        if not recorded:
-            role, css = "unrecorded_op", css + " tm-unrecorded"
-        attrs = dict(STYLE[role])
-        found = [f for op in ops for f in self.plan.by_op_finding.get(op.id, [])]
-        if found:
-            attrs.update(STYLE["break" if has_error(found) else "warning"])
-            lines.extend(write_finding_lines(found))
-            css += " tm-break"
-        if self.plan.current in ids:
-            attrs.update(STYLE["step_current"])
-        elif ids & self.plan.reached:
-            attrs.update(STYLE["step_reached"])
-        if ids & self.plan.reached:
-            css += " tm-reached"
-        self._add_node(key, write_label(lines), attrs, css, f"{head}: {len(ops)} ops")
-        return len(leaves)
-
-    def _group_leaf(self, v: str, drawn: set[str]) -> bool:
-        value = self.plan.values[v]
-        return value.op is None or value.op not in drawn
 
 
 # -- helpers ---------------------------------------------------------------------------

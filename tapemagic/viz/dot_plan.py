@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 
 from ..graph.findings import Finding
+from ..graph.index import index_of
 from ..graph.model import GradientRequest, GradientValue, Graph, OpNode
 
 __all__ = ["LineGroups", "ViewPlan", "backward_steps", "gradient_status"]
@@ -118,7 +119,7 @@ class ViewPlan:
         self.max_nodes = max(8, int(max_nodes))
         self.collapse = collapse
         self.expand = bool(expand_gradients)
-        index = graph.index
+        index = index_of(graph)
         self.index = index
         self.values = index.values
         self.tape_ops = index.graph_ops

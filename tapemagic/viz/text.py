@@ -4,15 +4,15 @@ It states the facts a ``%%tape`` cell shows: how many ops ran and how many the
 tape recorded, which gradients were computed inside the tape (an inner tape's
 ``gradient`` under this one: its ops are part of this tape's graph), which
 sources it watched and how, which gradients were asked for, which came back
-``None``, and why (the diagnosis's findings, each with its fix).
+``None``, and why (the findings it is handed, each with its fix).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..graph.diagnosis import diagnose
 from ..graph.findings import Finding
+from ..graph.index import index_of
 from ..graph.model import GradientRequest, Graph, Source, Value
 from .labels import shape_text
 
@@ -27,11 +27,13 @@ def _where(line: int | None) -> str:
 
 
 def _value_text(graph: Graph, value: Value) -> str:
-    return f"{graph.name_of(value.id)} ({value.dtype} {shape_text(value.shape)})"
+    return (
+        f"{index_of(graph).name_of(value.id)} ({value.dtype} {shape_text(value.shape)})"
+    )
 
 
 def _source_text(graph: Graph, source: Source) -> str:
-    value = graph.value(source.value)
+    value = index_of(graph).values[source.value]
     if source.how == "accessed":
         how = f"watched when read{_where(source.line)}"
     elif source.how == "watch":
@@ -46,7 +48,7 @@ def _source_text(graph: Graph, source: Source) -> str:
 
 
 def _names(graph: Graph, ids: tuple[str | None, ...]) -> str:
-    names = [graph.name_of(i) for i in ids]
+    names = [index_of(graph).name_of(i) for i in ids]
     return names[0] if len(names) == 1 else "[" + ", ".join(names) + "]"
 
 
@@ -67,7 +69,7 @@ def _request_lines(graph: Graph, request: GradientRequest) -> list[str]:
     if request.error is not None:
         lines.append(f"      raised {request.error}")
     for result in request.results:
-        name = graph.name_of(result.source)
+        name = index_of(graph).name_of(result.source)
         if result.none:
             lines.append(f"      {name}: None")
         else:
@@ -78,7 +80,7 @@ def _request_lines(graph: Graph, request: GradientRequest) -> list[str]:
 
 def _call_text(graph: Graph, request: GradientRequest) -> str:
     """``dy_dx = inner.gradient(y, x) at line 4: 4 ops, 2 recorded``."""
-    ops = graph.index.ops_during(request.id)
+    ops = index_of(graph).ops_during(request.id)
     line = ops[0].line
     code = graph.cell.line(line)
     if code is None:
@@ -91,13 +93,14 @@ def _call_text(graph: Graph, request: GradientRequest) -> str:
     return f"{code.strip()}{_where(line)}: {count}, {recorded} recorded"
 
 
-def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
+def render_text(graph: Graph, findings: Sequence[Finding] = ()) -> str:
     """Summarise a graph model in a few plain lines.
 
     Args:
         graph: the model of one tape.
-        findings: why gradients are None (or NaN); by default the diagnosis of
-            ``graph``. Pass ``()`` to leave them out.
+        findings: why gradients are None (or NaN): the diagnosis of ``graph``
+            (:func:`tapemagic.graph.from_tape.view_model` gives both); none
+            by default.
 
     Returns:
         The summary, lines joined by newlines (no trailing newline).
@@ -122,7 +125,7 @@ def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
     lines = [head]
 
     # The tape's graph: forward ops and those of gradients computed inside it.
-    forward = list(graph.graph_ops())
+    forward = list(index_of(graph).graph_ops)
     recorded = [op for op in forward if op.recorded]
     if not recorded:
         if not forward:
@@ -147,7 +150,7 @@ def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
         lines.append(
             "  not recorded: " + shown + (f", and {more} more" if more > 0 else "")
         )
-    nested = graph.nested_requests()
+    nested = index_of(graph).nested_requests
     if nested:
         lines.append("Gradients computed inside the tape (their ops are in its graph):")
         lines.extend(f"  {_call_text(graph, request)}" for request in nested)
@@ -175,12 +178,10 @@ def render_text(graph: Graph, findings: Sequence[Finding] | None = None) -> str:
         ]
         if nones:
             listed = ", ".join(
-                f"{graph.name_of(result.source)} ({request.id})"
+                f"{index_of(graph).name_of(result.source)} ({request.id})"
                 for request, result in nones
             )
             lines.append(f"None gradients: {listed}.")
-    if findings is None:
-        findings = diagnose(graph)
     if findings:
         lines.append("Why, and what to do:")
         for finding in findings:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph.findings import Finding
-from ..graph.from_tape import graph_from_tape
+from ..graph.diagnosis import diagnose
+from ..graph.findings import Finding, Findings
+from ..graph.from_tape import view_model
 from ..graph.model import Graph
 from .text import render_text
 
@@ -45,22 +46,27 @@ class TapeView:
         self.gradients = gradients
         self.show = show
 
+    def model(self) -> tuple[Graph, Findings]:
+        """The graph model and its findings, for the tape as it is now (see
+        :func:`tapemagic.graph.from_tape.view_model`: computed once per state
+        of the tape, whichever view asks)."""
+        name = self.name if self.name is not None else _name_in_user_ns(self.tape)
+        return view_model(self.tape, name=name)
+
     @property
     def graph(self) -> Graph:
         """The graph model, built from the tape as it is now."""
-        name = self.name if self.name is not None else _name_in_user_ns(self.tape)
-        return graph_from_tape(self.tape, name=name)
+        return self.model()[0]
 
     def text(self) -> str:
         """The plain-text summary."""
-        return render_text(self.graph)
+        return render_text(*self.model())
 
     def widget(self) -> Any:
         """The ipywidgets view (a :class:`tapemagic.viz.widget.TapeWidget`)."""
         from .widget import TapeWidget
 
-        graph = self.graph
-        return TapeWidget(graph, find_problems(graph))
+        return TapeWidget(*self.model())
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict:
         # Showing a tape never breaks a cell: a failing renderer falls back to
@@ -69,15 +75,15 @@ class TapeView:
         if self.show == "none":
             return {}
         try:
-            graph = self.graph
-            text = render_text(graph)
+            graph, findings = self.model()
+            text = render_text(graph, findings)
         except Exception as err:
             note = _view_failed(err, "the view of this tape", "the tape's repr")
             return {"text/plain": f"{note}\n{self.tape!r}"}
         if self.show == "text" or not _rich_frontend():
             return {"text/plain": text}
         try:
-            return _rich_bundle(graph, text)
+            return _rich_bundle(graph, findings, text)
         except Exception as err:
             note = _view_failed(err, "the graph view", "the text view")
             return {"text/plain": f"{note}\n{text}"}
@@ -86,11 +92,11 @@ class TapeView:
         return self.text()
 
 
-def _rich_bundle(graph: Graph, text: str) -> dict:
+def _rich_bundle(graph: Graph, findings: Findings, text: str) -> dict:
     """The widget, its static HTML and the text, for a notebook."""
-    from .widget import TapeWidget, static_html
+    from .page import static_html
+    from .widget import TapeWidget
 
-    findings = find_problems(graph)
     widget = TapeWidget(graph, findings)
     bundle = dict(widget._repr_mimebundle_() or {})
     # Viewers without a kernel (nbconvert, GitHub) show the static HTML: the
@@ -117,7 +123,9 @@ def _view_failed(err: Exception, what: str, instead: str) -> str:
 
 
 def find_problems(graph: Graph) -> tuple[Finding, ...]:
-    """The diagnosis's findings for ``graph``; none while it is not installed.
+    """The diagnosis's findings for a graph model built elsewhere (a view of a
+    tape asks :func:`~tapemagic.graph.from_tape.view_model` instead, which
+    keeps them with the tape).
 
     Example:
         >>> from tapemagic.graph.model import Cell, TapeInfo
@@ -125,10 +133,6 @@ def find_problems(graph: Graph) -> tuple[Finding, ...]:
         >>> find_problems(Graph(tape, Cell(None, None)))
         ()
     """
-    try:
-        from ..graph.diagnosis import diagnose
-    except ImportError:  # the diagnosis is not installed yet: draw no findings
-        return ()
     return tuple(diagnose(graph))
 
 

@@ -8,409 +8,47 @@ cell line, label edges with gradient norms, and replay the backward sweep step
 by step. Without Graphviz's ``dot`` the graph tab says how to install it and
 shows the text view instead.
 
-:func:`static_html` renders the same facts as one HTML fragment (inline SVG and
-tables), for notebook viewers without a kernel (nbconvert, GitHub).
+Its tabs are the HTML of :mod:`tapemagic.viz.page`, whose
+:func:`~tapemagic.viz.page.static_html` renders the same facts as one fragment
+for notebook viewers without a kernel (nbconvert, GitHub).
 """
 
 from __future__ import annotations
 
-import html
 import traceback
 
 import graphviz
 import ipywidgets as widgets
 
 from ..graph.findings import Finding
-from ..graph.model import GradientRequest, GradientResult, Graph
+from ..graph.index import index_of
+from ..graph.model import Graph
 from .dot import (
     INSTALL_HINT,
     MAX_NODES,
     DotView,
     backward_steps,
     build_view,
-    gradient_status,
     render_svg,
 )
 from .labels import shape_text
-from .text import render_text
+from .page import (
+    DIM,
+    dot_failed,
+    draw_failed,
+    fallback_html,
+    gradients_html,
+    graph_html,
+    header_html,
+    norm_text,
+    notes_html,
+    sources_html,
+)
+from .page import escape_html as _e
 
-__all__ = [
-    "TapeWidget",
-    "gradients_html",
-    "graph_html",
-    "header_html",
-    "sources_html",
-    "static_html",
-]
+__all__ = ["TapeWidget"]
 
-_RED = "#b91c1c"
-_AMBER = "#b45309"
-_NOTE = "#3a5a80"  # a note (a gradient of zeros): no result is wrong
-_COLOURS = {"error": _RED, "warning": _AMBER}
-_GREEN = "#15803d"
-_DIM = "#6b7280"
-_CELL = "padding:2px 8px;border-bottom:1px solid #e5e7eb;text-align:left"
-_HEAD = _CELL + ";font-weight:600;border-bottom:1px solid #9ca3af"
-_TABLE = "border-collapse:collapse;font-size:12px;margin:4px 0"
 _SVG_CACHE = 32  # rendered SVGs kept per widget (the step slider revisits them)
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _norm(norm: float | None) -> str:
-    return "" if norm is None else f"{norm:.4g}"
-
-
-def _status_html(status: str) -> str:
-    colour = {"None": _RED, "NaN": _AMBER, "zero": _AMBER, "ok": _GREEN}[status]
-    weight = ";font-weight:600" if status == "None" else ""
-    return (
-        f'<span class="tm-status tm-status-{status.lower()}" '
-        f'style="color:{colour}{weight}">{_e(status)}</span>'
-    )
-
-
-def _last_result(graph: Graph, value_id: str):
-    """The last request that answered for ``value_id``, with its result."""
-    for request in reversed(graph.gradients):
-        if value_id in request.sources and request.results:
-            return request, request.results[request.sources.index(value_id)]
-    return None, None
-
-
-def _final_norms(graph: Graph) -> dict[tuple[str, str], float]:
-    """(request id, source id) -> the norm of the gradient the source got."""
-    return {
-        (gv.request, gv.value): gv.norm for gv in graph.gradient_values if gv.op is None
-    }
-
-
-def _findings_for(findings, request: GradientRequest, value_id: str | None):
-    return [
-        f
-        for f in findings
-        if f.source_id == value_id
-        and (
-            f.request == request.id
-            or (f.request is None and f.target_id in (None, *request.targets))
-        )
-    ]
-
-
-def header_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
-    """One line naming the tape, its options, and how many gradients are None.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> tape = TapeInfo("tape", True, True, "stopped", True)
-        >>> header_html(Graph(tape, Cell("In[3]", None))).split(" · ", 1)[1]
-        'persistent · stopped · from In[3] · 0 of 0 ops recorded</div>'
-    """
-    tape = graph.tape
-    name = "GradientTape" + (f" {tape.name!r}" if tape.name else "")
-    parts = ["persistent" if tape.persistent else "non-persistent", tape.status]
-    if not tape.watch_accessed_variables:
-        parts.append("watch_accessed_variables=False")
-    if graph.cell.label:
-        parts.append(f"from {graph.cell.label}")
-    # The tape's graph: forward ops and those of gradients computed inside it.
-    forward = graph.graph_ops()
-    recorded = sum(op.recorded for op in forward)
-    parts.append(f"{recorded} of {len(forward)} ops recorded")
-    nones = sum(r.none for g in graph.gradients for r in g.results)
-    text = f"<b>{_e(name)}</b> · " + " · ".join(_e(p) for p in parts)
-    if nones:
-        text += (
-            f' · <span style="color:{_RED};font-weight:600">{nones} None '
-            f"gradient{'s' if nones != 1 else ''}</span>"
-        )
-    elif findings:
-        text += f' · <span style="color:{_AMBER}">{len(findings)} warnings</span>'
-    return f'<div class="tapemagic-header">{text}</div>'
-
-
-def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
-    """A table of every source: name, how watched, trainable, dtype, shape,
-    value, and the gradient it last got (ok / None / zero / NaN, and its norm).
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> g = Graph(TapeInfo("tape", False, True, "stopped", True), Cell(None, None))
-        >>> sources_html(g)
-        '<p class="tapemagic-sources">The tape watched nothing.</p>'
-    """
-    if not graph.sources:
-        return '<p class="tapemagic-sources">The tape watched nothing.</p>'
-    previews = {p.value: p.text for p in graph.previews}
-    norms = _final_norms(graph)
-    head = (
-        "source",
-        "how watched",
-        "trainable",
-        "dtype",
-        "shape",
-        "value",
-        "gradient",
-        "norm",
-    )
-    rows = ["<tr>" + "".join(f'<th style="{_HEAD}">{h}</th>' for h in head) + "</tr>"]
-    for source in graph.sources:
-        value = graph.value(source.value)
-        if source.how == "accessed":
-            how = "read while recording"
-        elif source.how == "watch":
-            how = "tape.watch" if source.watched else "tape.watch (not watchable)"
-        else:
-            how = "not watched"
-        if source.line is not None:
-            how += f", line {source.line}"
-        trainable = "" if value.trainable is None else str(value.trainable)
-        request, result = _last_result(graph, source.value)
-        status = norm = ""
-        note = ""
-        if result is not None:
-            norm_value = norms.get((request.id, source.value))
-            kind = gradient_status(norm_value, result.none)
-            status = (
-                _status_html(kind)
-                + f' <span style="color:{_DIM}">({request.id})</span>'
-            )
-            norm = _norm(norm_value)
-            found = _findings_for(findings, request, source.value)
-            if found:
-                note = "".join(
-                    f'<div class="tm-finding" style="color:{_RED}">{_e(f.short)}</div>'
-                    for f in found[:2]
-                )
-        else:
-            status = f'<span style="color:{_DIM}">not asked</span>'
-        css = "tm-source-row" + (
-            " tm-none" if result is not None and result.none else ""
-        )
-        cells = (
-            f"<b>{_e(graph.name_of(source.value))}</b>",
-            _e(how),
-            _e(trainable),
-            _e(value.dtype),
-            _e(shape_text(value.shape)),
-            f"<code>{_e(previews.get(source.value, ''))}</code>",
-            status + note,
-            _e(norm),
-        )
-        rows.append(
-            f'<tr class="{css}">'
-            + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells)
-            + "</tr>"
-        )
-    return (
-        '<div style="max-height:480px;overflow:auto">'
-        f'<table class="tapemagic-sources" style="{_TABLE}">'
-        + "".join(rows)
-        + "</table></div>"
-    )
-
-
-def _names(graph: Graph, ids: tuple[str | None, ...]) -> str:
-    names = [graph.name_of(i) for i in ids]
-    return names[0] if len(names) == 1 else "[" + ", ".join(names) + "]"
-
-
-def _result_html(result: GradientResult) -> str:
-    if result.none:
-        return _status_html("None")
-    preview = f" <code>{_e(result.preview)}</code>" if result.preview else ""
-    return f"{_e(result.dtype)} {_e(shape_text(result.shape))}{preview}"
-
-
-def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
-    """Every gradient or jacobian request: target, sources, each result, and for
-    each ``None`` the finding that explains it and its fix.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> g = Graph(TapeInfo("tape", False, True, "stopped", True), Cell(None, None))
-        >>> gradients_html(g)
-        '<p class="tapemagic-gradients">No gradient was asked of this tape yet.</p>'
-    """
-    if not graph.gradients and not findings:
-        return (
-            '<p class="tapemagic-gradients">No gradient was asked of this tape yet.</p>'
-        )
-    parts = ['<div class="tapemagic-gradients">']
-    explained: set[int] = set()
-    for request in graph.gradients:
-        call = (
-            f"{request.kind}({_names(graph, request.targets)}, "
-            f"{_names(graph, request.sources)})"
-        )
-        if request.via is not None:
-            place = f"by %%tape {request.via}"
-        elif request.where is not None:
-            place = f"in {request.where}" + (
-                f", line {request.line}" if request.line is not None else ""
-            )
-        else:
-            place = f"line {request.line}" if request.line is not None else ""
-        if request.tape != 0:
-            place += f" (on another tape, #{request.tape})"
-        parts.append(
-            f'<div style="margin-top:6px"><b>{_e(request.id)}</b> '
-            f'<code>{_e(call)}</code> <span style="color:{_DIM}">{_e(place)}</span>'
-            "</div>"
-        )
-        if request.error is not None:
-            parts.append(
-                f'<div class="tm-error" style="color:{_RED}">raised {_e(request.error)}'
-                "</div>"
-            )
-            continue
-        rows = [
-            "<tr>"
-            + "".join(
-                f'<th style="{_HEAD}">{h}</th>' for h in ("source", "gradient", "why")
-            )
-            + "</tr>"
-        ]
-        for source, result in zip(request.sources, request.results):
-            found = _findings_for(findings, request, source)
-            explained.update(id(f) for f in found)
-            why = "".join(_finding_html(f) for f in found)
-            css = "tm-gradient-row" + (" tm-none" if result.none else "")
-            rows.append(
-                f'<tr class="{css}"><td style="{_CELL}"><b>{_e(graph.name_of(source))}'
-                f'</b></td><td style="{_CELL}">{_result_html(result)}</td>'
-                f'<td style="{_CELL}">{why}</td></tr>'
-            )
-        parts.append(f'<table style="{_TABLE}">' + "".join(rows) + "</table>")
-    rest = [f for f in findings if id(f) not in explained]
-    if rest:
-        parts.append('<div style="margin-top:6px"><b>Other findings</b></div><ul>')
-        for f in rest:
-            colour = _COLOURS.get(f.severity, _NOTE)
-            parts.append(
-                f'<li class="tm-finding"><span style="color:{colour}">{_e(f.message)}'
-                f"</span> <b>Fix:</b> {_e(f.fix)}</li>"
-            )
-        parts.append("</ul>")
-    parts.append("</div>")
-    return "".join(parts)
-
-
-def _finding_html(finding: Finding) -> str:
-    colour = _COLOURS.get(finding.severity, _NOTE)
-    return (
-        f'<div class="tm-finding" style="color:{colour}">{_e(finding.message)}</div>'
-        f'<div class="tm-fix"><b>Fix:</b> {_e(finding.fix)}</div>'
-    )
-
-
-def _text_view(graph: Graph, findings: tuple[Finding, ...]) -> str:
-    text = render_text(graph)
-    if findings:
-        text += "\nWhy:\n" + "\n".join(f"  {f}" for f in findings)
-    return text
-
-
-def graph_html(
-    graph: Graph,
-    findings: tuple[Finding, ...] = (),
-    view: DotView | None = None,
-    svg: str | None = None,
-) -> str:
-    """The drawing as inline SVG, or, without ``dot``, one line on how to
-    install it and the text view.
-
-    Args:
-        graph, findings: what to draw.
-        view: a view built already (default: :func:`build_view` of both).
-        svg: its SVG, if rendered already.
-
-    Returns:
-        The notes on what is shown, then the SVG (or the fallback).
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> g = Graph(TapeInfo("tape", False, True, "new", True), Cell(None, None))
-        >>> "<svg" in graph_html(g), "Showing 0 of 0 ops." in graph_html(g)
-        (True, True)
-    """
-    view = view if view is not None else build_view(graph, findings)
-    notes = _notes_html(view)
-    if svg is None:
-        try:
-            svg = render_svg(view)
-        except graphviz.ExecutableNotFound:
-            return notes + _fallback_html(graph, findings, INSTALL_HINT)
-        except graphviz.CalledProcessError as err:
-            return notes + _fallback_html(graph, findings, _dot_failed(err))
-        except Exception as err:  # any other failure of the drawing: the text view
-            return notes + _fallback_html(graph, findings, _draw_failed(err))
-    return (
-        notes
-        + '<div class="tapemagic-graph" style="overflow:auto;max-height:720px">'
-        + svg
-        + "</div>"
-    )
-
-
-def _notes_html(view: DotView) -> str:
-    return (
-        f'<div class="tapemagic-notes" style="color:{_DIM};font-size:12px">'
-        f"{_e(view.notes())}</div>"
-    )
-
-
-def _dot_failed(err: BaseException) -> str:
-    text = " ".join(str(err).split())
-    text = text if len(text) <= 200 else text[:197] + "..."
-    return f"Graphviz's dot could not draw this tape ({text}); here is the text view."
-
-
-def _draw_failed(err: BaseException) -> str:
-    text = " ".join(f"{type(err).__name__}: {err}".split())
-    text = text if len(text) <= 200 else text[:197] + "..."
-    return f"The graph could not be drawn ({text}); here is the text view."
-
-
-def _fallback_html(graph: Graph, findings: tuple[Finding, ...], reason: str) -> str:
-    return (
-        f'<div class="tapemagic-nodot" style="color:{_AMBER}">{_e(reason)}</div>'
-        f'<pre class="tapemagic-text">{_e(_text_view(graph, findings))}</pre>'
-    )
-
-
-def static_html(
-    graph: Graph, findings: tuple[Finding, ...] = (), svg_html: str | None = None
-) -> str:
-    """The whole view as one HTML fragment: header, graph, sources, gradients.
-
-    Args:
-        graph, findings: what to show.
-        svg_html: the graph part, if rendered already (see :func:`graph_html`).
-
-    Returns:
-        A ``<div class="tapemagic-static">`` with everything the widget shows
-        at first, for viewers without a kernel.
-
-    Example:
-        >>> from tapemagic.graph.model import Cell, TapeInfo
-        >>> g = Graph(TapeInfo("tape", False, True, "new", True), Cell(None, None))
-        >>> static_html(g, svg_html="").endswith("tape yet.</p></details></div>")
-        True
-    """
-    graph_part = svg_html if svg_html is not None else graph_html(graph, findings)
-    return (
-        '<div class="tapemagic-static">'
-        + header_html(graph, findings)
-        + graph_part
-        + "<details open><summary><b>Sources</b></summary>"
-        + sources_html(graph, findings)
-        + "</details><details open><summary><b>Gradients</b></summary>"
-        + gradients_html(graph, findings)
-        + "</details></div>"
-    )
 
 
 class TapeWidget(widgets.VBox):
@@ -447,12 +85,12 @@ class TapeWidget(widgets.VBox):
         self._busy = False
         self._collapse_auto = True
 
-        inner = set(graph.inner_targets())
+        inner = set(index_of(graph).inner_targets)
         targets = [
-            (graph.name_of(t) + (" (inner target)" if t in inner else ""), t)
+            (index_of(graph).name_of(t) + (" (inner target)" if t in inner else ""), t)
             for t in graph.targets
         ]
-        sources = [(graph.name_of(s.value), s.value) for s in graph.sources]
+        sources = [(index_of(graph).name_of(s.value), s.value) for s in graph.sources]
         self._header = widgets.HTML(header_html(graph, self.findings))
         self._target = widgets.Dropdown(
             # "" stands for all: ipywidgets shows a None value as no selection.
@@ -491,7 +129,7 @@ class TapeWidget(widgets.VBox):
         controls = widgets.HBox(
             [self._target, self._source, self._collapse, self._edge_gradients]
         )
-        if graph.nested_requests():
+        if index_of(graph).nested_requests:
             controls.children = (*controls.children, self._expand)
         replay = widgets.HBox([self._step, self._step_text])
         nones = sum(r.none for g in graph.gradients for r in g.results)
@@ -557,9 +195,7 @@ class TapeWidget(widgets.VBox):
             self._draw()
         except Exception as err:
             # The graph tab falls back to the text view; the details go below.
-            self.graph_part = _fallback_html(
-                self.graph, self.findings, _draw_failed(err)
-            )
+            self.graph_part = fallback_html(self.graph, self.findings, draw_failed(err))
             self._graph.value = self.graph_part
             self._out.outputs = ()
             self._out.append_stderr(
@@ -589,16 +225,16 @@ class TapeWidget(widgets.VBox):
             except graphviz.ExecutableNotFound:
                 reason = INSTALL_HINT
             except graphviz.CalledProcessError as err:
-                reason = _dot_failed(err)
+                reason = dot_failed(err)
             except Exception as err:  # any other failure of the drawing
-                reason = _draw_failed(err)
+                reason = draw_failed(err)
             else:
                 if len(self._svgs) >= _SVG_CACHE:
                     del self._svgs[next(iter(self._svgs))]
                 self._svgs[source] = svg
         self.svg = svg
         if svg is None:
-            self.graph_part = _notes_html(view) + _fallback_html(
+            self.graph_part = notes_html(view) + fallback_html(
                 self.graph, self.findings, reason
             )
         else:
@@ -609,33 +245,33 @@ class TapeWidget(widgets.VBox):
 
     def _step_description(self, view: DotView) -> str:
         steps = view.steps
-        graph = self.graph
+        index = index_of(self.graph)
         if view.request is None or not steps:
             return (
-                f'<span style="color:{_DIM}">No gradient was taken for this target '
+                f'<span style="color:{DIM}">No gradient was taken for this target '
                 "yet: the replay needs one.</span>"
             )
         k = self._step.value
         if k == 0:
             return (
-                f'<span style="color:{_DIM}">Slide to replay the backward sweep of '
+                f'<span style="color:{DIM}">Slide to replay the backward sweep of '
                 f"{_e(view.request.id)}: {len(steps)} steps from the target back to "
                 "the sources.</span>"
             )
         gv = steps[k - 1]
-        what = f"shape {shape_text(gv.shape)}, norm {_norm(gv.norm)}"
+        what = f"shape {shape_text(gv.shape)}, norm {norm_text(gv.norm)}"
         if gv.op is None:
             text = (
-                f"Step {k} of {len(steps)}: <b>{_e(graph.name_of(gv.value))}</b> gets "
+                f"Step {k} of {len(steps)}: <b>{_e(index.name_of(gv.value))}</b> gets "
                 f"its gradient ({_e(what)})."
             )
         else:
-            op = graph.op(gv.op)
+            op = index.ops[gv.op]
             where = f" at line {op.line}" if op.line is not None else ""
             if op.during is not None:
                 where += " (inside a gradient computed in the tape)"
-            name = graph.name_of(gv.value)
-            value = graph.value(gv.value)
+            name = index.name_of(gv.value)
+            value = index.values[gv.value]
             if not (value.names or value.variable or value.path):  # unnamed
                 text = (
                     f"Step {k} of {len(steps)}: <b>{_e(op.op)}</b>{_e(where)} gets "

@@ -48,6 +48,7 @@ from tapemagic.engine import GradientTape, Tensor, Variable
 from tapemagic.engine.backprop import sweep_observers
 from tapemagic.engine.context import state
 from tapemagic.engine.tape import UnconnectedGradients
+from tapemagic.viz import page as page_module
 from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 
@@ -496,7 +497,7 @@ RENDERERS = {
     "build_view": (widget_module, "build_view"),
     "dot": (graphviz.Digraph, "pipe"),
     "widget": (widget_module.TapeWidget, "_repr_mimebundle_"),
-    "static_html": (widget_module, "static_html"),
+    "static_html": (page_module, "static_html"),
 }
 
 

@@ -41,6 +41,7 @@ from IPython.utils.capture import capture_output
 
 from tapemagic.graph.diagnosis import diagnose
 from tapemagic.graph.findings import Finding
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     Cell,
     Escape,
@@ -51,8 +52,9 @@ from tapemagic.graph.model import (
 )
 from tapemagic.viz import view as view_module
 from tapemagic.viz.dot import build_view, render_svg
+from tapemagic.viz.page import static_html
 from tapemagic.viz.text import render_text
-from tapemagic.viz.widget import TapeWidget, static_html
+from tapemagic.viz.widget import TapeWidget
 from tests.viz.test_dot import small_graph
 
 from .budget import fuzz_settings
@@ -191,7 +193,7 @@ def twin(text: dict[str, str]) -> dict[str, str]:
 
 
 def source_names(graph: Graph) -> list[str]:
-    return [graph.name_of(s.value) for s in graph.sources]
+    return [index_of(graph).name_of(s.value) for s in graph.sources]
 
 
 def normal(text: str) -> str:

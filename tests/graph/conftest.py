@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from IPython.testing import globalipapp
 
-from tapemagic.graph import log as log_module
+from tapemagic.graph import log_names
 
 from .cells import SETUP, run
 
@@ -24,11 +24,11 @@ def ip(shell):
     """The shell with x, y, w, b defined; names the test adds are removed after."""
     if "tapemagic" not in shell.extension_manager.loaded:
         shell.extension_manager.load_extension("tapemagic")
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
     before = set(shell.user_ns)
     run(shell, SETUP)
     yield shell
     for name in set(shell.user_ns) - before:
         if not name.startswith("_"):
             del shell.user_ns[name]
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()

@@ -23,9 +23,9 @@ import tapemagic.graph
 import tapemagic.tf as tf
 from tapemagic.engine import GradientTape, hooks
 from tapemagic.engine.recorder import explain_listener
-from tapemagic.graph.diagnosis import assert_no_none_gradients, diagnose
+from tapemagic.graph.diagnosis import diagnose
 from tapemagic.graph.findings import CAUSES, Finding, Findings
-from tapemagic.graph.from_tape import graph_from_tape
+from tapemagic.graph.from_tape import assert_no_none_gradients, graph_from_tape
 from tapemagic.graph.model import (
     Assign,
     Cell,

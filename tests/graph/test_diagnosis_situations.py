@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from tapemagic.engine.recorder import explain_listener
-from tapemagic.graph.diagnosis import assert_no_none_gradients
 from tapemagic.graph.findings import Findings
+from tapemagic.graph.from_tape import assert_no_none_gradients
 
 from .cells import INTERNAL_ID, X_COLUMN_SUMS, check_sentences, explain, run, run_all
 

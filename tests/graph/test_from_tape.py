@@ -15,6 +15,7 @@ import tapemagic.tf as tf
 from tapemagic.engine import GradientTape
 from tapemagic.engine.recorder import explain_listener
 from tapemagic.graph.from_tape import graph_from_tape
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     Binding,
     Cell,
@@ -153,7 +154,7 @@ def test_explain_tape_in_plain_python_reports_this_files_lines():
         ("multiply", line),
         ("reduce_sum", line),
     ]
-    assert graph.value(graph.ops[1].outputs[0]).shape == ()
+    assert index_of(graph).values[graph.ops[1].outputs[0]].shape == ()
     assert tape.gradient(y, w).numpy().tolist() == [2.0, 4.0]
 
 
@@ -166,8 +167,8 @@ def test_op_params_become_text():
     cast, reduce = graph.ops
     assert (cast.op, cast.recorded) == ("cast", False)
     assert cast.params == (("dtype", "int32"),)
-    assert graph.value(cast.outputs[0]).dtype == "int32"
-    assert graph.value(cast.outputs[0]).differentiable is False
+    assert index_of(graph).values[cast.outputs[0]].dtype == "int32"
+    assert index_of(graph).values[cast.outputs[0]].differentiable is False
     assert reduce.params == (("axes", "(0,)"), ("keepdims", "True"))
     assert i.dtype == tf.int32 and s.shape == (1,)
 
@@ -234,7 +235,7 @@ def test_sources_cover_watch_reset_and_unwatched_requests():
     assert sources[ids["frozen:0"]] == Source(
         ids["frozen:0"], "variable", False, "none", None
     )
-    assert graph.value(ids["frozen:0"]).trainable is False
+    assert index_of(graph).values[ids["frozen:0"]].trainable is False
 
 
 def test_facts_for_the_diagnosis_reach_the_model(ip):
@@ -262,11 +263,13 @@ def test_facts_for_the_diagnosis_reach_the_model(ip):
     by_name = {name: v for v in graph.values for name in v.names}
     ops = {(op.op, op.line): op for op in graph.ops if op.during is None}
 
-    assert graph.value(ops["log", 6].outputs[0]).finite is False
-    assert graph.value(ops["square", 4].inputs[0]).same_as == by_name["pt"].id
+    assert index_of(graph).values[ops["log", 6].outputs[0]].finite is False
+    assert (
+        index_of(graph).values[ops["square", 4].inputs[0]].same_as == by_name["pt"].id
+    )
     assert by_name["pt"].same_as is None
     (escape,) = [e for e in graph.escapes if e.how == "constant"]
-    assert graph.value(ops["multiply", 5].inputs[0]).escape == escape.id
+    assert index_of(graph).values[ops["multiply", 5].inputs[0]].escape == escape.id
     assert ops["where", 7].no_gradient_inputs == (0,)
     assert ops["multiply", 9].other_tapes == (1,) and ops["multiply", 9].recorded
     assert [r.other_tapes for r in graph.reads if r.line == 9] == [(1,)]
@@ -274,8 +277,8 @@ def test_facts_for_the_diagnosis_reach_the_model(ip):
     assert (rebound.previous, rebound.previous_kind) == (by_name["old"].id, "variable")
     (request,) = graph.gradients
     (later_id, _) = request.targets
-    assert graph.value(later_id).after_tape
-    assert graph.value(later_id).origin == "unknown"
+    assert index_of(graph).values[later_id].after_tape
+    assert index_of(graph).values[later_id].origin == "unknown"
     (result,) = request.results
     assert (result.nan, result.inf, result.zero) == (False, True, False)
     order = [v.created for v in graph.values]

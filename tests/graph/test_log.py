@@ -14,10 +14,14 @@ import tapemagic.tf as tf
 from tapemagic.engine import GradientTape, hooks
 from tapemagic.engine.context import state
 from tapemagic.engine.recorder import explain_listener
-from tapemagic.graph import log as log_module
+from tapemagic.graph import log_names
+from tapemagic.graph.frames import user_location
 from tapemagic.graph.from_tape import graph_from_tape
-from tapemagic.graph.log import ExplainLog, _glimpse, _norms, preview, user_location
+from tapemagic.graph.log import ExplainLog
+from tapemagic.graph.log_requests import _norms
 from tapemagic.graph.model import ORIGINS
+from tapemagic.graph.previews import glimpse as _glimpse
+from tapemagic.graph.previews import preview
 
 
 def kinds(log: ExplainLog) -> list[str]:
@@ -304,13 +308,13 @@ def test_note_namespace():
         before={"w": w, "gone": z, "old": z},
         after={"w": rebound, "z": z, "old": z, "arr": np.zeros(1)},
     )
-    assert log.bindings == (
+    assert log.named.bindings == (
         ("arr", None, "numpy", None, "ndarray"),
         ("gone", None, None, "tensor", None),
         ("w", rebound._id, "tensor", "variable", "EagerTensor"),
         ("z", z._id, "tensor", None, "EagerTensor"),
     )
-    assert log.names == {rebound._id: ("w",), z._id: ("old", "z")}
+    assert log.named.names == {rebound._id: ("w",), z._id: ("old", "z")}
 
 
 # -- facts for the diagnosis -----------------------------------------------------------
@@ -435,24 +439,24 @@ def test_gradient_results_note_nan_inf_and_zeros():
 
 
 def test_note_namespace_keeps_previous_values_and_rebound_variables():
-    named = log_module._NAMED_VARIABLES
+    named = log_names._NAMED_VARIABLES
     named.clear()
     w = tf.Variable([1.0, 2.0], name="w")
     # A cell ends with w holding the Variable: the log remembers the name.
     with GradientTape(explain=True) as first:
         y = w * 2.0
     explain_listener(first).note_namespace(before={"w": w}, after={"w": w, "y": y})
-    assert explain_listener(first).previous == {}
+    assert explain_listener(first).named.previous == {}
     # The next cell rebinds w to a plain tensor computed from it.
     with GradientTape(explain=True) as second:
         stepped = w - 0.5 * y
     explain_listener(second).note_namespace(before={"w": w}, after={"w": stepped})
-    assert explain_listener(second).previous == {"w": w._id}
+    assert explain_listener(second).named.previous == {"w": w._id}
     # A later cell finds a plain tensor under the name that held the Variable.
     with GradientTape(explain=True) as third:
         again = stepped * 2.0
     explain_listener(third).note_namespace(before={"w": stepped}, after={"w": stepped})
-    assert explain_listener(third).rebound_from == {stepped._id: "w:0"}
+    assert explain_listener(third).named.rebound_from == {stepped._id: "w:0"}
     # A tensor older than the Variable cannot have been computed from it.
     old = tf.constant([1.0, 2.0])
     v = tf.Variable([0.0, 0.0], name="v")
@@ -460,7 +464,7 @@ def test_note_namespace_keeps_previous_values_and_rebound_variables():
         use = old * v
     explain_listener(fourth).note_namespace(before={"v": v}, after={"v": v})
     explain_listener(fourth).note_namespace(before={"v": old}, after={"v": old})
-    assert explain_listener(fourth).rebound_from == {}
+    assert explain_listener(fourth).named.rebound_from == {}
     assert again.numpy().tolist() == [0.0, 0.0] and use.numpy().tolist() == [0, 0]
     named.clear()
 
@@ -549,8 +553,8 @@ def test_the_log_keeps_cotangents_only_until_their_norms_are_taken():
         y = tf.reduce_sum(tf.sin(x) * 2.0)
     tape.gradient(y, x)
     log = explain_listener(tape)
-    assert not log._unnormed and log._unnormed_bytes == 0
-    norms = [entry[3] for entry in log.cotangents]
+    assert not log.asked._unnormed and log.asked._unnormed_bytes == 0
+    norms = [entry[3] for entry in log.asked.cotangents]
     assert all(isinstance(n, float) for n in norms)
     assert norms[0] == 1.0  # the seed of the scalar target
     np.testing.assert_allclose(norms[-1], np.linalg.norm(2 * np.cos(np.ones(300_000))))

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     SCHEMA_VERSION,
     Assign,
@@ -94,23 +95,23 @@ def make_graph() -> Graph:
 
 def test_lookups():
     g = make_graph()
-    assert g.value("t3").op == "op1"
-    assert g.op("op2").inputs == ("t3", "t5")
-    assert g.producer("t6").op == "add"
-    assert g.producer("t1") is None
-    assert [op.id for op in g.consumers("t3")] == ["op2"]
-    assert g.consumers("t6") == ()
+    assert index_of(g).values["t3"].op == "op1"
+    assert index_of(g).ops["op2"].inputs == ("t3", "t5")
+    assert index_of(g).producer("t6").op == "add"
+    assert index_of(g).producer("t1") is None
+    assert [op.id for op in index_of(g).consumers("t3")] == ["op2"]
+    assert index_of(g).consumers("t6") == ()
     # never an internal id: an unnamed NumPy input says what it is
-    assert [g.name_of(v) for v in ("t1", "t5", "t6", None)] == [
+    assert [index_of(g).name_of(v) for v in ("t1", "t5", "t6", None)] == [
         "w",
         "a NumPy array",
         "loss",
         "?",
     ]
     with pytest.raises(KeyError):
-        g.value("t99")
+        index_of(g).values["t99"]
     with pytest.raises(KeyError):
-        g.op("op9")
+        index_of(g).ops["op9"]
 
 
 def test_name_of_never_gives_a_class_name_or_an_id():
@@ -126,7 +127,7 @@ def test_name_of_never_gives_a_class_name_or_an_id():
         ),
         ops=(OpNode("op1", 1, "exp", ("t1",), ("t4",), True, True, 2, "recording"),),
     )  # fmt: skip
-    assert [g.name_of(v) for v in ("t1", "t2", "t3", "t4")] == [
+    assert [index_of(g).name_of(v) for v in ("t1", "t2", "t3", "t4")] == [
         "a tf.Variable",
         "a tf.Variable",
         "dense_1/kernel",
@@ -140,7 +141,7 @@ def test_name_of_falls_back_to_the_variable_name():
         Cell(None, None),
         values=(Value("t1", "variable", (), "float32", True, variable="bias:0"),),
     )
-    assert g.name_of("t1") == "bias"
+    assert index_of(g).name_of("t1") == "bias"
 
 
 def test_cell_line_lookup():
@@ -259,11 +260,17 @@ def test_nested_requests_are_the_gradients_computed_inside_the_tape():
             _request("g5", 3, ("t2",), ("t1",)),  # asked of a tape that ran nothing
         ),
     )
-    assert [r.id for r in g.nested_requests()] == ["g1", "g2", "g3"]
-    assert [op.id for op in g.graph_ops()] == ["op1", "op2", "op3", "op4", "op5"]
+    assert [r.id for r in index_of(g).nested_requests] == ["g1", "g2", "g3"]
+    assert [op.id for op in index_of(g).graph_ops] == [
+        "op1",
+        "op2",
+        "op3",
+        "op4",
+        "op5",
+    ]
     # t2 is also the target of g5, which ran nothing here (another tape asked
     # by mistake): only t9 is no more than an inner tape's target.
-    assert g.inner_targets() == ("t9",)
+    assert index_of(g).inner_targets == ("t9",)
     assert Graph.from_json(g.to_json()) == g
 
 
@@ -273,5 +280,5 @@ def test_the_tapes_own_answer_is_not_part_of_its_graph():
     answer = OpNode("op9", 9, "ones_like", ("t6",), ("t7",), True, False, 1,
                     "stopped", during="g1")  # fmt: skip
     g = dataclasses.replace(g, ops=(*g.ops, answer))
-    assert g.nested_requests() == () and g.inner_targets() == ()
-    assert g.graph_ops() == g.ops[:-1]
+    assert index_of(g).nested_requests == () and index_of(g).inner_targets == ()
+    assert index_of(g).graph_ops == g.ops[:-1]

@@ -15,7 +15,7 @@ from tapemagic.graph.model import (
     TapeInfo,
     Value,
 )
-from tapemagic.graph.words import at_line
+from tapemagic.graph.names import at_line
 
 
 def _graph(call: str) -> Graph:

@@ -66,12 +66,14 @@ def _tapemagic_probe_install():
             if count <= done:
                 continue
             from tapemagic.graph.from_tape import graph_from_tape
+            from tapemagic.graph.index import index_of
 
             graph = graph_from_tape(tape)
             for request in graph.gradients[done:]:
                 for answer in request.results:
                     if answer.none:
-                        new.append(f"{graph.name_of(answer.source)} ({request.id})")
+                        name = index_of(graph).name_of(answer.source)
+                        new.append(f"{name} ({request.id})")
             seen[id(tape)] = (tape, count)
         if new and result.execution_count is not None:
             found[result.execution_count] = new

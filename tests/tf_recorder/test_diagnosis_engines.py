@@ -17,7 +17,7 @@ import pytest
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-from tapemagic.graph import log as log_module
+from tapemagic.graph import log_names
 from tapemagic.graph.findings import CAUSES, Findings
 from tapemagic.graph.recorders import surface_of
 from tests.graph.cells import SETUP, check_sentences
@@ -53,14 +53,14 @@ def ip(shell, engine):
     """The shell with x, y, w, b of ``engine``; names the test adds go after."""
     if "tapemagic" not in shell.extension_manager.loaded:
         shell.extension_manager.load_extension("tapemagic")
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
     before = set(shell.user_ns)
     run_all(shell, [ENGINES[engine], "import tapemagic"])
     yield shell
     for name in set(shell.user_ns) - before:
         if not name.startswith("_"):
             del shell.user_ns[name]
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
 
 
 def run(ip, code: str):

@@ -39,7 +39,6 @@ from tapemagic.graph.model import Cell, Graph, OpNode, Source, TapeInfo, Value
 from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 from tapemagic.viz.dot import INSTALL_HINT, MAX_NODES, build_view, render_svg
-from tapemagic.viz.text import render_text
 from tapemagic.viz.widget import TapeWidget
 from tests.viz.test_dot import parse_dot
 
@@ -133,9 +132,9 @@ def fallback_parts(page: str) -> tuple[str, str]:
 
 
 def assert_text_view(text: str, ip) -> None:
-    """``text`` is the text view of the cell's tape (findings may follow)."""
-    expected = render_text(view_module.TapeView(ip.user_ns["tape"], "tape").graph)
-    assert text == expected or text.startswith(expected + "\nWhy:\n"), text
+    """``text`` is the text view of the cell's tape, findings and all."""
+    expected = view_module.TapeView(ip.user_ns["tape"], "tape").text()
+    assert text == expected, text
 
 
 # -- the drawing fails: the graph tab shows the text view --------------------------
@@ -190,9 +189,7 @@ def test_a_failing_drawing_falls_back_to_the_text_view(
     assert shown_note == note and "\n" not in shown_note
     assert_text_view(text, ip)
     assert "<svg" not in bundle["text/html"]
-    assert bundle["text/plain"] == render_text(
-        view_module.TapeView(ip.user_ns["tape"]).graph
-    )
+    assert bundle["text/plain"] == view_module.TapeView(ip.user_ns["tape"]).text()
 
 
 def test_the_drawing_fails_before_dot_runs(ip, monkeypatch):
@@ -282,7 +279,7 @@ def test_a_failing_view_shows_the_text_with_a_one_line_note(
     assert set(bundle) == {"text/plain"}
     first, rest = bundle["text/plain"].split("\n", 1)
     assert first == note
-    assert rest == render_text(view_module.TapeView(ip.user_ns["tape"], "tape").graph)
+    assert rest == view_module.TapeView(ip.user_ns["tape"], "tape").text()
 
 
 def test_a_failing_text_view_shows_the_tape_repr(ip, monkeypatch):

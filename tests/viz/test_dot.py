@@ -14,6 +14,7 @@ import graphviz
 import pytest
 
 from tapemagic.graph.findings import Finding
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     Cell,
     Escape,
@@ -1005,7 +1006,7 @@ def test_the_tapes_own_answers_stay_hidden_and_their_results_are_named():
                             where="In[5]", line=3, here=True),
         ),
     )  # fmt: skip
-    assert graph.nested_requests() == ()
+    assert index_of(graph).nested_requests == ()
     view = build_view(graph)
     nodes, _, _ = parse_dot(view.source)
     assert "g1" not in nodes and not view.calls

@@ -15,8 +15,9 @@ import pytest
 from IPython.testing import globalipapp
 from IPython.utils.capture import capture_output
 
-from tapemagic.graph import log as log_module
+from tapemagic.graph import log_names
 from tapemagic.graph.from_tape import graph_from_tape
+from tapemagic.graph.index import index_of
 from tapemagic.magic import find_problems
 from tapemagic.viz.dot import STYLE, build_view, render_svg
 from tapemagic.viz.text import render_text
@@ -68,14 +69,14 @@ def ip(shell):
     """The shell with tf imported; names the test adds are removed after."""
     if "tapemagic" not in shell.extension_manager.loaded:
         shell.extension_manager.load_extension("tapemagic")
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
     before = set(shell.user_ns)
     run(shell, "import tapemagic.tf as tf")
     yield shell
     for name in set(shell.user_ns) - before:
         if not name.startswith("_"):
             del shell.user_ns[name]
-    log_module._NAMED_VARIABLES.clear()
+    log_names._NAMED_VARIABLES.clear()
 
 
 def run(ip, *cells: str) -> None:
@@ -182,7 +183,7 @@ def test_hessian_cell_and_the_outer_jacobian(ip):
     assert {p, call, g} <= path and "tm-path" in nodes[call]["class"]
     # p[0] and p[1] (the strided slices), and p[1] - p[0]**2, which the
     # gradient's ops use: on the path; f = ... + ... is not.
-    path_ops = [graph.op(k).op for k in path if k.startswith("op")]
+    path_ops = [index_of(graph).ops[k].op for k in path if k.startswith("op")]
     assert sorted(path_ops) == ["pow", "strided_slice", "strided_slice",
                                 "strided_slice", "subtract", "subtract"]  # fmt: skip
     (f_op,) = [k for k, n in nodes.items() if n["label"].startswith("<f = ")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from tapemagic.graph.diagnosis import diagnose
 from tapemagic.graph.findings import Finding
 from tapemagic.graph.model import (
     Cell,
@@ -66,7 +67,7 @@ def test_summary_of_sources_gradients_and_nones():
             ),
         ),
     )  # fmt: skip
-    assert render_text(graph).splitlines() == [
+    assert render_text(graph, diagnose(graph)).splitlines() == [
         "GradientTape 'tape' (persistent, stopped) from In[4]",
         "Ops: 2 recorded on the tape, of 3 that ran.",
         "  not recorded: floor at line 3",

@@ -14,12 +14,14 @@ import pytest
 import tapemagic
 import tapemagic.tf as tf
 from tapemagic.graph.findings import Finding
+from tapemagic.graph.index import index_of
 from tapemagic.graph.model import Cell, Graph, TapeInfo
 from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 from tapemagic.viz.dot import INSTALL_HINT
+from tapemagic.viz.page import gradients_html, sources_html, static_html
 from tapemagic.viz.text import render_text
-from tapemagic.viz.widget import TapeWidget, gradients_html, sources_html, static_html
+from tapemagic.viz.widget import TapeWidget
 from tests.viz.test_dot import (
     EVIL_FINDING,
     NUMPY_COPY,
@@ -245,9 +247,10 @@ def test_without_dot_says_how_to_install_it_and_shows_the_text(monkeypatch):
     assert markup.count("apt-get install graphviz") == 1
     hint = html.escape(INSTALL_HINT)
     assert f'<div class="tapemagic-nodot" style="color:#b45309">{hint}</div>' in markup
-    text = render_text(graph)
-    assert f'<pre class="tapemagic-text">{html.escape(text)}\nWhy:' in markup
-    assert f"Why:\n  {NUMPY_COPY.message} {NUMPY_COPY.fix}" in markup
+    # The text view lists the findings once, as the text view does.
+    text = render_text(graph, (NUMPY_COPY,))
+    assert f'<pre class="tapemagic-text">{html.escape(text)}</pre>' in markup
+    assert markup.count(html.escape(NUMPY_COPY.message)) == 1
     assert "Traceback" not in markup and w._out.outputs == ()
     # The tables do not need dot; the controls still work.
     assert "<table" in w._sources.value and "<table" in w._gradients.value
@@ -334,7 +337,7 @@ def test_tape_view_bundle_has_the_widget_html_and_text(monkeypatch):
     assert b_row[1:6] == ["not watched", "True", "float32", "(1,)", "[0.25]"]
     assert b_row[6].startswith("None (g1)") and b_row[7] == ""
     assert "tm-source-row tm-none" in classes
-    assert bundle["text/plain"] == render_text(view_module.TapeView(tape, "tape").graph)
+    assert bundle["text/plain"] == view_module.TapeView(tape, "tape").text()
     # The same object as the last expression of a cell: the registered display.
     tape_bundle = view_module.tape_mimebundle(tape)
     assert set(tape_bundle) == set(bundle)
@@ -345,7 +348,7 @@ def test_text_frontends_get_text_only(monkeypatch):
 
     monkeypatch.setattr(view_module, "_rich_frontend", lambda: False)
     tape = make_tape()
-    text = render_text(view_module.TapeView(tape).graph)
+    text = view_module.TapeView(tape).text()
     assert view_module.tape_mimebundle(tape) == {"text/plain": text}
     monkeypatch.setattr(view_module, "_rich_frontend", lambda: True)
     assert view_module.TapeView(tape, show="text")._repr_mimebundle_() == {
@@ -393,7 +396,7 @@ def test_the_replay_data_comes_from_the_engine_sweep():
 
     tape = make_tape()
     graph = graph_from_tape(tape)
-    names = {v.id: graph.name_of(v.id) for v in graph.values}
+    names = {v.id: index_of(graph).name_of(v.id) for v in graph.values}
     ops = {op.id: op.op for op in graph.ops}
     # d loss/d y_hat = d loss/d h = ones(3, 1): norm sqrt(3); d loss/d w =
     # x.T @ ones = [[9], [12]]: norm 15. b got None, so it has no entry.

@@ -10,7 +10,8 @@ from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts, Role
 from ..fixes import add_epsilon, safe_norm
 from ..model import OpNode
-from ..words import COMPARISONS, Words
+from ..names import COMPARISONS
+from ..words import Words
 
 __all__: list[str] = []
 

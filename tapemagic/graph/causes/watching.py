@@ -12,7 +12,8 @@ from ..cause import Break, Detector, Query, declare_cause
 from ..facts import Facts
 from ..fixes import call_text, callee_argument, float_literals
 from ..model import OpNode
-from ..words import Words, at_line
+from ..names import at_line
+from ..words import Words
 from ._shared import first_use_at, is_variable, watches_of
 
 __all__: list[str] = []
