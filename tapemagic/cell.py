@@ -32,8 +32,7 @@ from IPython.core.error import UsageError
 from .engine.tape import unwatchable
 from .engine.tensor import Variable
 from .engines import TAPEMAGIC, Engine, choose_engine
-from .graph.diagnosis import diagnose
-from .graph.from_tape import graph_from_tape
+from .graph.from_tape import graph_from_tape, view_model
 from .graph.log import ExplainLog
 from .graph.source import assigned_name, split_commas
 
@@ -200,9 +199,9 @@ def _explain_failed_calls(tape: Any, name: str, error: BaseException) -> None:
 def _failed_call_sentences(tape: Any, name: str) -> list[str]:
     """What the diagnosis says of the tape's gradient calls that failed on
     their arguments: each finding's message and fix."""
-    graph = graph_from_tape(tape, name=name)
+    graph, findings = view_model(tape, name=name)
     failed = {r.id for r in graph.gradients if r.error is not None}
-    return [f"{f.message} {f.fix}" for f in diagnose(graph) if f.request in failed]
+    return [f"{f.message} {f.fix}" for f in findings if f.request in failed]
 
 
 def one_line(err: BaseException) -> str:
