@@ -32,7 +32,7 @@ from .context import state
 from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
-from .namespace import register
+from .namespace import ARRAYS, register
 from .saves import drops_of, reads_of
 from .tensor import Tensor, convert_inputs, convert_to_tensor
 from .variable import ResourceVariable
@@ -57,6 +57,11 @@ class Op:
             per-input gradients, a tuple of per-input functions, or ``None`` for a
             non-differentiable op (tapes do not record it, so gradients through it
             are ``None``, as in TensorFlow).
+        add_gradients: ``add_gradients(ns, g, out, inputs, params, reach,
+            grads)`` runs the VJP of one recorded node in the namespace ``ns``
+            (as :meth:`gradients` does) and adds each input's gradient to what
+            ``grads``, keyed by tensor id, holds for it: the backward sweep's
+            one call per node, chosen for the op's arity when it is made.
         n_inputs: how many positional tensor inputs the op takes (None: any).
         multi_output: whether forward returns several arrays.
         batched: whether the VJP accepts cotangents with leading batch axes.
@@ -86,6 +91,7 @@ class Op:
         "name",
         "forward",
         "vjp",
+        "add_gradients",
         "on_arrays",
         "per_input",
         "n_inputs",
@@ -131,6 +137,7 @@ class Op:
         self.on_arrays = on_arrays
         self.per_input = isinstance(vjp, tuple)
         self.n_inputs = n_inputs
+        self.add_gradients = None if vjp is None else _adder(vjp, n_inputs)
         self.multi_output = multi_output
         self.batched = batched
         self.same_dtype = same_dtype
@@ -144,11 +151,116 @@ class Op:
     def differentiable(self) -> bool:
         return self.vjp is not None
 
+    def gradients(self, ns: Any, g: Any, out: Any, inputs: tuple, params: dict,
+                  reach: set[int]) -> tuple:  # fmt: skip
+        """Run the VJP of one recorded node in the namespace ``ns``.
+
+        Args:
+            ns: :data:`~tapemagic.engine.namespace.ARRAYS` or ``TENSORS``.
+            g, out: the output's cotangent and value, as values of ``ns``
+                (tuples of them for a multi-output op).
+            inputs: the node's tensors (or stubs); the VJP gets ``ns.of`` of each.
+            params: the node's static parameters.
+            reach: ids of the tensors that lead to a source. An op with one VJP
+                per input runs only those of inputs in ``reach``.
+
+        Returns:
+            One gradient per input, None where there is none or none was asked.
+
+        Example:
+            >>> from .namespace import ARRAYS
+            >>> x = tensor_of(np.float32(3.0))
+            >>> OP_TABLE["square"].gradients(ARRAYS, np.float32(1.0), None, (x,), {},
+            ...                              {x._id})
+            (np.float32(6.0),)
+        """
+        return _gradients(self.vjp, ns, g, out, inputs, params, reach)
+
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
 
 
 OP_TABLE: dict[str, Op] = {}
+
+
+# -- running a node's VJP ---------------------------------------------------------
+# The sweep (backprop.py) makes one call per node: the op's `add_gradients`,
+# made below for its arity. One input, and two inputs with a VJP each, are most
+# nodes; for them the call builds no list and no iterator, reads the inputs'
+# arrays as attributes (not through `ARRAYS.of`, a call), and spells out the
+# parameters only when there are any (unpacking an empty mapping costs more
+# than many VJPs on small arrays). The closures hold the VJP, never the op: an
+# op made for one call (a custom gradient) is freed without the cycle collector.
+
+
+def _gradients(vjp: Any, ns: Any, g: Any, out: Any, inputs: tuple, params: dict,
+               reach: set[int]) -> tuple:  # fmt: skip
+    """:meth:`Op.gradients`, of any arity."""
+    of = ns.of
+    values = [of(t) for t in inputs]
+    if not isinstance(vjp, tuple):
+        return vjp(ns, g, out, *values, **params)
+    return tuple(
+        [
+            fn(ns, g, out, *values, **params)
+            if fn is not None and t._id in reach
+            else None
+            for fn, t in zip(vjp, inputs)
+        ]
+    )
+
+
+def _adder(vjp: Any, n_inputs: int | None) -> Callable[..., None]:
+    """The ``add_gradients`` of an op with this VJP and arity (see :class:`Op`)."""
+    if n_inputs == 1 and not isinstance(vjp, tuple):
+
+        def add_one(ns, g, out, inputs, params, reach, grads) -> None:
+            # (the node is on the sweep, so its one input leads to a source)
+            t = inputs[0]
+            x = t._value if ns is ARRAYS else t
+            if params:
+                (gt,) = vjp(ns, g, out, x, **params)
+            else:
+                (gt,) = vjp(ns, g, out, x)
+            if gt is not None:
+                key = t._id
+                previous = grads.get(key)
+                grads[key] = gt if previous is None else previous + gt
+
+        return add_one
+    if n_inputs == 2 and isinstance(vjp, tuple):  # add, multiply, matmul
+        fa, fb = vjp
+
+        def add_two(ns, g, out, inputs, params, reach, grads) -> None:
+            a, b = inputs
+            x, y = (a._value, b._value) if ns is ARRAYS else inputs
+            ka, kb = a._id, b._id
+            ga = gb = None
+            if fa is not None and ka in reach:
+                ga = fa(ns, g, out, x, y, **params) if params else fa(ns, g, out, x, y)
+            if fb is not None and kb in reach:
+                gb = fb(ns, g, out, x, y, **params) if params else fb(ns, g, out, x, y)
+            # (both computed before either is added: a VJP that raises leaves
+            # the cotangents as they were, for the sweep's fallback)
+            if ga is not None:
+                previous = grads.get(ka)
+                grads[ka] = ga if previous is None else previous + ga
+            if gb is not None:
+                previous = grads.get(kb)
+                grads[kb] = gb if previous is None else previous + gb
+
+        return add_two
+
+    def add_any(ns, g, out, inputs, params, reach, grads) -> None:
+        gs = _gradients(vjp, ns, g, out, inputs, params, reach)
+        for t, gt in zip(inputs, gs):
+            if gt is not None:
+                key = t._id
+                if key in reach:  # (a whole VJP gives every input's gradient)
+                    previous = grads.get(key)
+                    grads[key] = gt if previous is None else previous + gt
+
+    return add_any
 
 
 def _positional_arity(fn: Callable) -> int | None:
@@ -464,9 +576,9 @@ def _announce(
             recorded = tuple(
                 [tape for tape in tapes if tape._record(op, inputs, outputs, params)]
             )
-    # The event, as recorder.op_event builds it, inlined: this runs for every
-    # op of a logged cell. Built here, before any listener is called, so that
-    # their frame walks start at the same depth for every op.
+    # The event, built inline: this runs for every op of a logged cell. Built
+    # here, before any listener is called, so that their frame walks start at
+    # the same depth for every op.
     info = _OP_INFO.get(op)
     if info is None:
         info = _op_info(op)
