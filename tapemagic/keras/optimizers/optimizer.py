@@ -48,8 +48,10 @@ def _array(value: Any) -> np.ndarray:
 
 
 def _cast(value: Any, dtype: np.dtype) -> np.ndarray:
-    # ops.cast(value, variable.dtype) in Keras' update steps
-    return _array(value).astype(dtype)
+    # ops.cast(value, variable.dtype) in Keras' update steps; a value already
+    # of that dtype comes back as it is (no update step writes into it), so a
+    # step costs the arithmetic of its rule and no copy of the gradient.
+    return _array(value).astype(dtype, copy=False)
 
 
 def _plain(value: Any) -> Any:
