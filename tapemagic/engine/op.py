@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .accepts import Accepts
-from .context import state
+from .context import new_id, state
 from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
@@ -393,6 +393,10 @@ def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
     # the dtypes that run, as a local: one frozenset membership test per call
     accepted = None if accepts is None else accepts.numpy
 
+    # Whether a tape records the op (see _announce, inlined below for one tape
+    # and no listener: one Python call less on every op a tape records).
+    recorded = op.vjp is not None
+
     if same_dtype and n_inputs == 1 and not multi_output:
 
         def fn(x: Any, name: str | None = None, **params: Any) -> Any:
@@ -402,13 +406,17 @@ def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
             if accepted is not None and x._value.dtype not in accepted:
                 raise accepts.error(x._value.dtype)
             try:
-                if params:
-                    result = tensor_of(forward_(x._value, **params))
-                else:  # unpacking an empty mapping costs more than the check
-                    result = tensor_of(forward_(x._value))
+                # (unpacking an empty mapping costs more than the check)
+                value = forward_(x._value, **params) if params else forward_(x._value)
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x,), err) from None
-            if state.tapes or state.observers:
+            result = _new_tensor(EagerTensor)  # tensor_of(value), inlined
+            result._value = value
+            result._id = new_id()
+            tapes = state.tapes
+            if tapes and recorded and len(tapes) == 1 and not state.observers:
+                tapes[0]._record(op, (x,), (result,), params)
+            elif tapes or state.observers:
                 _announce(op, (x,), (result,), params)
             return result
 
@@ -434,12 +442,18 @@ def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
                 raise accepts.error(x._value.dtype)
             try:
                 if params:
-                    result = tensor_of(forward_(x._value, y._value, **params))
+                    value = forward_(x._value, y._value, **params)
                 else:
-                    result = tensor_of(forward_(x._value, y._value))
+                    value = forward_(x._value, y._value)
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x, y), err) from None
-            if state.tapes or state.observers:
+            result = _new_tensor(EagerTensor)
+            result._value = value
+            result._id = new_id()
+            tapes = state.tapes
+            if tapes and recorded and len(tapes) == 1 and not state.observers:
+                tapes[0]._record(op, (x, y), (result,), params)
+            elif tapes or state.observers:
                 _announce(op, (x, y), (result,), params)
             return result
 
@@ -613,6 +627,7 @@ def _announce(
 
 
 _new = tuple.__new__  # builds an event without the named tuple's Python __new__
+_new_tensor = object.__new__
 
 # Op -> its OpInfo, for the ops of the op table (custom-gradient ops are new
 # objects on every call, so they are not kept); recorder.op_info is the public
