@@ -21,7 +21,6 @@ identical results (tests/engine/ops/gradcheck.py).
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -33,7 +32,7 @@ from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .namespace import ARRAYS, register
-from .saves import drops_of, reads_of
+from .saves import drops_of, positional_names, reads_of
 from .tensor import Tensor, convert_inputs, convert_to_tensor
 from .variable import ResourceVariable
 
@@ -267,13 +266,8 @@ def _positional_arity(fn: Callable) -> int | None:
     """Number of positional parameters, or None if it takes *args."""
     if isinstance(fn, np.ufunc):
         return fn.nin
-    count = 0
-    for p in inspect.signature(fn).parameters.values():
-        if p.kind == p.VAR_POSITIONAL:
-            return None
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            count += 1
-    return count
+    names, varargs = positional_names(fn)
+    return None if varargs else len(names)
 
 
 def defop(
