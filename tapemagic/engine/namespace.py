@@ -129,7 +129,7 @@ def _unbroadcast_arrays(g: Any, x: Any, out: Any) -> Any:
     # sweep runs this for each input of every binary op): nothing to sum, or,
     # without batch axes, only prepended axes (a bias), summed as reduce_sum.
     gshape, shape = g.shape, x.shape
-    if gshape[g.ndim - out.ndim :] == shape:
+    if gshape == shape or gshape[g.ndim - out.ndim :] == shape:
         return g
     lead = g.ndim - len(shape)
     if g.ndim == out.ndim and gshape[lead:] == shape:

@@ -25,6 +25,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from . import hooks as _hooks
 from . import jacobian as _jacobian
 from . import nest
@@ -67,6 +69,12 @@ __all__ = [
     "set_explain_factory",
     "unwatchable",
 ]
+
+# The dtypes that carry a gradient, as a set: a membership test costs less
+# than reading a dtype's kind, on the path of every recorded op.
+_FLOATING = frozenset(
+    [np.dtype(t) for t in ("float16", "float32", "float64", "complex64", "complex128")]
+)
 
 
 class GradientTape:
@@ -212,7 +220,7 @@ class GradientTape:
             dropped = drops[mask]
         single = len(outputs) == 1
         if single:
-            floating = outputs[0]._value.dtype.kind in "fc"
+            floating = outputs[0]._value.dtype in _FLOATING
             if not floating and not op.integer_gradient:
                 return False  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
