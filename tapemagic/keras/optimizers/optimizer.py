@@ -40,6 +40,12 @@ _UNSUPPORTED = {
 }
 
 
+# The count each update adds to `iterations`, as the variable's own dtype: the
+# assignment takes it as it is, with no conversion.
+_ONE = np.ones((), np.int64)
+_ONE.flags.writeable = False
+
+
 def _array(value: Any) -> np.ndarray:
     """A gradient, hyperparameter or tensor as a NumPy value (never recorded)."""
     if isinstance(value, (Tensor, Variable)):
@@ -384,7 +390,7 @@ class Optimizer:
                     f"variable has shape {array_of(v).shape}; they must match."
                 )
             self.update_step(gradient, v, learning_rate)
-        self._iterations.assign_add(1)
+        self._iterations.assign_add(_ONE)
 
     def _check_variables_are_known(self, variables: list) -> None:
         for v in variables:
