@@ -57,7 +57,8 @@ def _cast(value: Any, dtype: np.dtype) -> np.ndarray:
     # ops.cast(value, variable.dtype) in Keras' update steps; a value already
     # of that dtype comes back as it is (no update step writes into it), so a
     # step costs the arithmetic of its rule and no copy of the gradient.
-    return _array(value).astype(dtype, copy=False)
+    array = value if type(value) is np.ndarray else _array(value)
+    return array if array.dtype == dtype else array.astype(dtype)
 
 
 def _plain(value: Any) -> Any:
