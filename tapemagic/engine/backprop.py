@@ -6,9 +6,10 @@ tape), then walks those backwards, calling each VJP only for inputs that lead to
 a source. Cotangents may carry leading batch axes, so one sweep seeded with an
 identity gives a whole jacobian.
 
-Each VJP runs in one of two namespaces (engine/namespace.py): on NumPy arrays
-when nothing records the sweep, on engine tensors when an outer tape or an
-explanation log follows the VJPs' ops.
+One loop walks the nodes, in one of two namespaces (engine/namespace.py): on
+NumPy arrays when nothing records the sweep, on engine tensors when an outer
+tape or an explanation log follows the VJPs' ops. The namespace is the loop's
+only parameter; each node's VJP is called by its op (``Op.add_gradients``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from .context import state
 from .eager_tensor import constant_of, tensor_of
 from .events import CotangentsReached
-from .namespace import ARRAYS, TENSORS
+from .namespace import ARRAYS, TENSORS, Namespace
 from .op import Op
 from .tensor import Tensor
 
@@ -77,71 +78,90 @@ def backward(
     Returns:
         Cotangents keyed by id; a source absent from it is unconnected.
     """
+    # The nodes that depend on a source, and the tensors that do. A recorded
+    # node has an input and an output; most have one of each.
     reach = set(source_ids)
     relevant = []
+    keep, add = relevant.append, reach.add
     for node in nodes:
-        for t in node[1]:
-            if t._id in reach:
-                relevant.append(node)
-                for out in node[2]:
-                    reach.add(out._id)
-                break
+        inputs = node[1]
+        if inputs[0]._id in reach or (
+            len(inputs) > 1 and not reach.isdisjoint([t._id for t in inputs])
+        ):
+            keep(node)
+            outputs = node[2]
+            if len(outputs) == 1:
+                add(outputs[0]._id)
+            else:
+                reach.update([o._id for o in outputs])
     listeners = sweep_observers.observers
     reached = _Reached(listeners) if listeners else None
+    # Someone records the VJPs' ops (an outer tape: higher derivatives) or logs
+    # every op that runs (an explanation log inside its cell): run the VJPs as
+    # engine ops. Otherwise on the arrays.
+    ns = TENSORS if state.tapes or state.observers else ARRAYS
     try:
-        if state.tapes or state.observers:
-            # Someone records the VJPs' ops (an outer tape: higher derivatives)
-            # or logs every op that runs (an explanation log inside its cell):
-            # run the VJPs as engine ops.
-            return _sweep_tensors(relevant, dict(seeds), source_ids, reach, reached)
-        arrays = {key: t._value for key, t in seeds.items()}
-        grads = _sweep_arrays(relevant, arrays, source_ids, reach, reached)
+        grads = _sweep(
+            ns, relevant, {key: ns.of(t) for key, t in seeds.items()},
+            source_ids, reach, reached,
+        )  # fmt: skip
     finally:
         if reached is not None:
             reached.tell()
+    if ns is TENSORS:
+        return grads
     return {key: tensor_of(g) for key, g in grads.items()}
 
 
-def _sweep_tensors(relevant: list[Node], grads: dict, source_ids: set[int],
-                   reach: set[int], reached: Any) -> dict[int, Tensor]:  # fmt: skip
-    for op, inputs, outputs, params in reversed(relevant):
+def _sweep(ns: Namespace, relevant: list[Node], grads: dict, source_ids: set[int],
+           reach: set[int], reached: Any) -> dict:  # fmt: skip
+    """Walk ``relevant`` backwards with each VJP in ``ns``; ``grads`` holds
+    the cotangents reached so far, values of ``ns``, and is returned."""
+    of = ns.of
+    on_arrays = ns is ARRAYS
+    get, pop = grads.get, grads.pop
+    for node in reversed(relevant):
+        op, inputs, outputs, params = node
         if op.multi_output:
-            g = _multi_output_cotangent(grads, outputs, source_ids)
+            if on_arrays and not op.on_arrays:  # a user function on tensors
+                _tensor_vjp_on_arrays(node, grads, source_ids, reach, reached)
+                continue
+            g = _multi_output_cotangent(ns, grads, outputs, source_ids)
             if g is None:
                 continue
-            out = outputs
-            batched = g[0]._value.ndim != outputs[0]._value.ndim
-        else:
-            out = outputs[0]
-            key = out._id
-            g = grads.get(key) if key in source_ids else grads.pop(key, None)
-            if g is None:
-                continue
-            batched = g._value.ndim != out._value.ndim
-        if reached is not None:
-            if op.multi_output:
+            out = tuple([of(o) for o in outputs])
+            if reached is not None:
+                value = ns.value
                 reached.append(
-                    (tuple([o._id for o in outputs]), tuple(t._value for t in g))
+                    (tuple([o._id for o in outputs]), tuple([value(x) for x in g]))
                 )
                 reached.tell()
-            else:
-                value = g._value
+        else:
+            key = outputs[0]._id
+            g = get(key) if key in source_ids else pop(key, None)
+            if g is None:
+                continue
+            out = outputs[0]._value if on_arrays else outputs[0]  # (no call: hot)
+            if reached is not None:
+                value = ns.value(g)
                 reached.append(((key,), value))
                 if len(reached) >= _BATCH or value.nbytes >= _HELD_ALONE:
                     reached.tell()
-        if batched and not op.batched:
-            pairs = zip(inputs, _looped_vjp(op, g, out, inputs, params, reach))
-        elif op.per_input:
-            # Only the inputs that lead to a source: a matmul whose left operand
-            # is data never computes that operand's gradient.
-            pairs = [
-                (t, fn(TENSORS, g, out, *inputs, **params))
-                for fn, t in zip(op.vjp, inputs)
-                if fn is not None and t._id in reach
-            ]
-        else:
-            pairs = zip(inputs, op.vjp(TENSORS, g, out, *inputs, **params))
-        _accumulate(grads, pairs, reach)
+        try:
+            if op.batched or not _has_batch_axes(ns, g, out):
+                op.add_gradients(ns, g, out, inputs, params, reach, grads)
+            else:  # a custom gradient takes one cotangent at a time
+                gs = _looped_vjp(op, g, out, inputs, params, reach)
+                _accumulate(grads, zip(inputs, gs), reach)
+        except ValueError:
+            if not on_arrays:
+                raise
+            # An op of the rule refused its input (a singular matrix...): run
+            # the rule on tensors instead, which raises the engine's error
+            # naming the op.
+            for o, go in zip(outputs, g if op.multi_output else (g,)):
+                grads[o._id] = go
+            _tensor_vjp_on_arrays(node, grads, source_ids, reach, None)
     return grads
 
 
@@ -155,109 +175,27 @@ def _accumulate(grads: dict, pairs: Any, reach: set[int]) -> None:
         grads[key] = gt if previous is None else previous + gt
 
 
-def _sweep_arrays(relevant: list[Node], grads: dict, source_ids: set[int],
-                  reach: set[int], reached: Any) -> dict:  # fmt: skip
-    """The sweep on NumPy arrays: each op's VJP in the array namespace."""
-    ns = ARRAYS
-    get, pop = grads.get, grads.pop
-    for node in reversed(relevant):
-        op, inputs, outputs, params = node
-        if op.multi_output:
-            if not op.on_arrays:  # a custom gradient: a user function on tensors
-                _tensor_vjp_on_arrays(node, grads, source_ids, reach, reached)
-                continue
-            g = _multi_output_arrays(grads, outputs, source_ids)
-            if g is None:
-                continue
-            out = tuple([o._value for o in outputs])
-        else:
-            key = outputs[0]._id
-            g = get(key) if key in source_ids else pop(key, None)
-            if g is None:
-                continue
-            out = outputs[0]._value
-        if reached is not None:
-            if op.multi_output:
-                reached.append((tuple([o._id for o in outputs]), g))
-                reached.tell()
-            else:
-                reached.append(((key,), g))
-                if len(reached) >= _BATCH or g.nbytes >= _HELD_ALONE:
-                    reached.tell()
-        vjp = op.vjp
-        try:
-            # (Calls spell out **params only when there are any: an empty
-            # mapping unpacked costs more than most VJPs on small arrays.)
-            if len(inputs) == 1 and not op.per_input:  # most ops: no lists
-                (t,) = inputs
-                key = t._id
-                if key in reach:
-                    if params:
-                        (gt,) = vjp(ns, g, out, t._value, **params)
-                    else:
-                        (gt,) = vjp(ns, g, out, t._value)
-                    if gt is not None:
-                        previous = get(key)
-                        grads[key] = gt if previous is None else previous + gt
-                continue
-            if op.per_input and len(inputs) == 2:  # add, multiply, matmul
-                a, b = inputs
-                fa, fb = vjp[0], vjp[1]
-                ka, kb = a._id, b._id
-                ga = gb = None
-                if fa is not None and ka in reach:
-                    if params:
-                        ga = fa(ns, g, out, a._value, b._value, **params)
-                    else:
-                        ga = fa(ns, g, out, a._value, b._value)
-                if fb is not None and kb in reach:
-                    if params:
-                        gb = fb(ns, g, out, a._value, b._value, **params)
-                    else:
-                        gb = fb(ns, g, out, a._value, b._value)
-                # (both computed first: the fallback below starts afresh)
-                if ga is not None:
-                    previous = get(ka)
-                    grads[ka] = ga if previous is None else previous + ga
-                if gb is not None:
-                    previous = get(kb)
-                    grads[kb] = gb if previous is None else previous + gb
-                continue
-            if op.per_input:
-                values = [t._value for t in inputs]
-                pairs = [
-                    (t, fn(ns, g, out, *values, **params))
-                    for fn, t in zip(vjp, inputs)
-                    if fn is not None and t._id in reach
-                ]
-            else:
-                values = [t._value for t in inputs]
-                pairs = list(zip(inputs, vjp(ns, g, out, *values, **params)))
-        except ValueError:
-            # An op of the rule refused its input (a singular matrix...): run
-            # the rule on tensors instead, which raises the engine's error
-            # naming the op.
-            for o, go in zip(outputs, g if op.multi_output else (g,)):
-                grads[o._id] = go
-            _tensor_vjp_on_arrays(node, grads, source_ids, reach, None)
-            continue
-        _accumulate(grads, pairs, reach)
-    return grads
+def _has_batch_axes(ns: Namespace, g: Any, out: Any) -> bool:
+    if isinstance(g, tuple):
+        g, out = g[0], out[0]
+    return ns.ndim(g) != ns.ndim(out)
 
 
-def _multi_output_arrays(grads: dict, outputs: tuple, source_ids: set[int]):
+def _multi_output_cotangent(ns: Namespace, grads: dict, outputs: tuple,
+                            source_ids: set[int]) -> tuple | None:  # fmt: skip
     """The cotangents of a multi-output node: zeros for outputs that have none."""
     gs = [
         grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None)
         for o in outputs
     ]
-    present = [(g, o) for g, o in zip(gs, outputs) if g is not None]
-    if not present:
+    first = next(((g, o) for g, o in zip(gs, outputs) if g is not None), None)
+    if first is None:
         return None
-    first, first_out = present[0]
-    batch = first.shape[: first.ndim - first_out._value.ndim]
+    shape = ns.shape(first[0])
+    batch = shape[: len(shape) - first[1]._value.ndim]
+    zero = constant_of if ns is TENSORS else ns.constant
     return tuple(
-        g if g is not None else np.zeros(batch + o._value.shape, o._value.dtype)
+        g if g is not None else zero(np.zeros(batch + o._value.shape, o._value.dtype))
         for g, o in zip(gs, outputs)
     )
 
@@ -281,40 +219,10 @@ def _tensor_vjp_on_arrays(node: Node, grads: dict, source_ids: set[int],
     for t in inputs:
         if t._id in grads and t._id not in sub:
             sub[t._id] = tensor_of(grads[t._id])
-    results = _sweep_tensors([node], sub, source_ids, reach, reached)
+    results = _sweep(TENSORS, [node], sub, source_ids, reach, reached)
     for t in inputs:
         if t._id in results and t._id not in keys:
             grads[t._id] = results[t._id]._value
-
-
-def _vjp(op: Op, g, out, inputs: tuple, params: dict, reach: set[int]) -> tuple:
-    ns = TENSORS
-    if op.per_input:
-        return tuple(
-            fn(ns, g, out, *inputs, **params)
-            if fn is not None and t._id in reach
-            else None
-            for fn, t in zip(op.vjp, inputs)
-        )
-    return op.vjp(ns, g, out, *inputs, **params)
-
-
-def _multi_output_cotangent(grads: dict, outputs: tuple, source_ids: set[int]):
-    gs = [
-        grads.get(o._id) if o._id in source_ids else grads.pop(o._id, None)
-        for o in outputs
-    ]
-    present = [g for g in gs if g is not None]
-    if not present:
-        return None
-    first = next((g, o) for g, o in zip(gs, outputs) if g is not None)
-    batch = first[0]._value.shape[: first[0]._value.ndim - first[1]._value.ndim]
-    return tuple(
-        g
-        if g is not None
-        else constant_of(np.zeros(batch + o._value.shape, o._value.dtype))
-        for g, o in zip(gs, outputs)
-    )
 
 
 def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
@@ -332,7 +240,8 @@ def _looped_vjp(op: Op, g, out, inputs, params, reach: set[int]) -> tuple:
 
     rows = list(zip(*[flat(t) for t in g])) if multi else [(r,) for r in flat(g)]
     per_row = [
-        _vjp(op, row if multi else row[0], out, inputs, params, reach) for row in rows
+        op.gradients(TENSORS, row if multi else row[0], out, inputs, params, reach)
+        for row in rows
     ]
     result = []
     for i, t in enumerate(inputs):

@@ -12,7 +12,9 @@ one ``defvjp`` per primitive):
 
 ``defop`` adds every primitive to both under its table name, with the forward's
 signature (inputs positional, the op's static parameters as keywords). Beside the
-ops each namespace has a few helpers, the same names on both: ``shape``,
+ops each namespace has a few helpers, the same names on both: ``of`` (a
+recorded tensor, or its stub, as a value of the namespace: the backward sweep
+hands a node's inputs to its VJP through it), ``shape``,
 ``dtype`` and ``ndim`` of a value (a shape-only stub too), ``value`` (the NumPy
 array of a non-differentiable input, such as indices), ``constant`` (a NumPy
 array as a value of the namespace), ``nb`` (the number of batch axes of ``g``)
@@ -82,6 +84,11 @@ class Namespace:
 # often enough for a Python-level function to show in a gradient's time.
 class _Tensors(Namespace):
     kind = "tensors"
+
+    @staticmethod
+    def of(t: Any) -> Any:
+        return t
+
     shape = attrgetter("_value.shape")
     dtype = attrgetter("_value.dtype")
     ndim = attrgetter("_value.ndim")
@@ -95,6 +102,7 @@ class _Tensors(Namespace):
 
 class _Arrays(Namespace):
     kind = "arrays"
+    of = attrgetter("_value")
     shape = attrgetter("shape")
     dtype = attrgetter("dtype")
     ndim = attrgetter("ndim")
@@ -121,7 +129,7 @@ def _unbroadcast_arrays(g: Any, x: Any, out: Any) -> Any:
     # sweep runs this for each input of every binary op): nothing to sum, or,
     # without batch axes, only prepended axes (a bias), summed as reduce_sum.
     gshape, shape = g.shape, x.shape
-    if gshape[g.ndim - out.ndim :] == shape:
+    if gshape == shape or gshape[g.ndim - out.ndim :] == shape:
         return g
     lead = g.ndim - len(shape)
     if g.ndim == out.ndim and gshape[lead:] == shape:

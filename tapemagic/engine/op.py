@@ -21,7 +21,6 @@ identical results (tests/engine/ops/gradcheck.py).
 
 from __future__ import annotations
 
-import inspect
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -29,13 +28,13 @@ from typing import Any
 import numpy as np
 
 from .accepts import Accepts
-from .context import state
+from .context import new_id, state
 from .eager_tensor import EagerTensor, tensor_of
 from .errors import InvalidArgumentError
 from .events import OpEvent, OpInfo
 from .exports import Exports
-from .namespace import register
-from .saves import drops_of, reads_of
+from .namespace import ARRAYS, register
+from .saves import drops_of, positional_names, reads_of
 from .tensor import Tensor, convert_inputs, convert_to_tensor
 from .variable import ResourceVariable
 
@@ -59,6 +58,11 @@ class Op:
             per-input gradients, a tuple of per-input functions, or ``None`` for a
             non-differentiable op (tapes do not record it, so gradients through it
             are ``None``, as in TensorFlow).
+        add_gradients: ``add_gradients(ns, g, out, inputs, params, reach,
+            grads)`` runs the VJP of one recorded node in the namespace ``ns``
+            (as :meth:`gradients` does) and adds each input's gradient to what
+            ``grads``, keyed by tensor id, holds for it: the backward sweep's
+            one call per node, chosen for the op's arity when it is made.
         n_inputs: how many positional tensor inputs the op takes (None: any).
         multi_output: whether forward returns several arrays.
         batched: whether the VJP accepts cotangents with leading batch axes.
@@ -88,6 +92,7 @@ class Op:
         "name",
         "forward",
         "vjp",
+        "add_gradients",
         "on_arrays",
         "per_input",
         "n_inputs",
@@ -133,6 +138,7 @@ class Op:
         self.on_arrays = on_arrays
         self.per_input = isinstance(vjp, tuple)
         self.n_inputs = n_inputs
+        self.add_gradients = None if vjp is None else _adder(vjp, n_inputs)
         self.multi_output = multi_output
         self.batched = batched
         self.same_dtype = same_dtype
@@ -146,6 +152,31 @@ class Op:
     def differentiable(self) -> bool:
         return self.vjp is not None
 
+    def gradients(self, ns: Any, g: Any, out: Any, inputs: tuple, params: dict,
+                  reach: set[int]) -> tuple:  # fmt: skip
+        """Run the VJP of one recorded node in the namespace ``ns``.
+
+        Args:
+            ns: :data:`~tapemagic.engine.namespace.ARRAYS` or ``TENSORS``.
+            g, out: the output's cotangent and value, as values of ``ns``
+                (tuples of them for a multi-output op).
+            inputs: the node's tensors (or stubs); the VJP gets ``ns.of`` of each.
+            params: the node's static parameters.
+            reach: ids of the tensors that lead to a source. An op with one VJP
+                per input runs only those of inputs in ``reach``.
+
+        Returns:
+            One gradient per input, None where there is none or none was asked.
+
+        Example:
+            >>> from .namespace import ARRAYS
+            >>> x = tensor_of(np.float32(3.0))
+            >>> OP_TABLE["square"].gradients(ARRAYS, np.float32(1.0), None, (x,), {},
+            ...                              {x._id})
+            (np.float32(6.0),)
+        """
+        return _gradients(self.vjp, ns, g, out, inputs, params, reach)
+
     def __repr__(self) -> str:
         return f"<Op {self.name}>"
 
@@ -153,17 +184,92 @@ class Op:
 OP_TABLE: dict[str, Op] = {}
 
 
+# -- running a node's VJP ---------------------------------------------------------
+# The sweep (backprop.py) makes one call per node: the op's `add_gradients`,
+# made below for its arity. One input, and two inputs with a VJP each, are most
+# nodes; for them the call builds no list and no iterator, reads the inputs'
+# arrays as attributes (not through `ARRAYS.of`, a call), and spells out the
+# parameters only when there are any (unpacking an empty mapping costs more
+# than many VJPs on small arrays). The closures hold the VJP, never the op: an
+# op made for one call (a custom gradient) is freed without the cycle collector.
+
+
+def _gradients(vjp: Any, ns: Any, g: Any, out: Any, inputs: tuple, params: dict,
+               reach: set[int]) -> tuple:  # fmt: skip
+    """:meth:`Op.gradients`, of any arity."""
+    of = ns.of
+    values = [of(t) for t in inputs]
+    if not isinstance(vjp, tuple):
+        return vjp(ns, g, out, *values, **params)
+    return tuple(
+        [
+            fn(ns, g, out, *values, **params)
+            if fn is not None and t._id in reach
+            else None
+            for fn, t in zip(vjp, inputs)
+        ]
+    )
+
+
+def _adder(vjp: Any, n_inputs: int | None) -> Callable[..., None]:
+    """The ``add_gradients`` of an op with this VJP and arity (see :class:`Op`)."""
+    if n_inputs == 1 and not isinstance(vjp, tuple):
+
+        def add_one(ns, g, out, inputs, params, reach, grads) -> None:
+            # (the node is on the sweep, so its one input leads to a source)
+            t = inputs[0]
+            x = t._value if ns is ARRAYS else t
+            if params:
+                (gt,) = vjp(ns, g, out, x, **params)
+            else:
+                (gt,) = vjp(ns, g, out, x)
+            if gt is not None:
+                key = t._id
+                previous = grads.get(key)
+                grads[key] = gt if previous is None else previous + gt
+
+        return add_one
+    if n_inputs == 2 and isinstance(vjp, tuple):  # add, multiply, matmul
+        fa, fb = vjp
+
+        def add_two(ns, g, out, inputs, params, reach, grads) -> None:
+            a, b = inputs
+            x, y = (a._value, b._value) if ns is ARRAYS else inputs
+            ka, kb = a._id, b._id
+            ga = gb = None
+            if fa is not None and ka in reach:
+                ga = fa(ns, g, out, x, y, **params) if params else fa(ns, g, out, x, y)
+            if fb is not None and kb in reach:
+                gb = fb(ns, g, out, x, y, **params) if params else fb(ns, g, out, x, y)
+            # (both computed before either is added: a VJP that raises leaves
+            # the cotangents as they were, for the sweep's fallback)
+            if ga is not None:
+                previous = grads.get(ka)
+                grads[ka] = ga if previous is None else previous + ga
+            if gb is not None:
+                previous = grads.get(kb)
+                grads[kb] = gb if previous is None else previous + gb
+
+        return add_two
+
+    def add_any(ns, g, out, inputs, params, reach, grads) -> None:
+        gs = _gradients(vjp, ns, g, out, inputs, params, reach)
+        for t, gt in zip(inputs, gs):
+            if gt is not None:
+                key = t._id
+                if key in reach:  # (a whole VJP gives every input's gradient)
+                    previous = grads.get(key)
+                    grads[key] = gt if previous is None else previous + gt
+
+    return add_any
+
+
 def _positional_arity(fn: Callable) -> int | None:
     """Number of positional parameters, or None if it takes *args."""
     if isinstance(fn, np.ufunc):
         return fn.nin
-    count = 0
-    for p in inspect.signature(fn).parameters.values():
-        if p.kind == p.VAR_POSITIONAL:
-            return None
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            count += 1
-    return count
+    names, varargs = positional_names(fn)
+    return None if varargs else len(names)
 
 
 def defop(
@@ -296,6 +402,10 @@ def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
     # the dtypes that run, as a local: one frozenset membership test per call
     accepted = None if accepts is None else accepts.numpy
 
+    # Whether a tape records the op (see _announce, inlined below for one tape
+    # and no listener: one Python call less on every op a tape records).
+    recorded = op.vjp is not None
+
     if same_dtype and n_inputs == 1 and not multi_output:
 
         def fn(x: Any, name: str | None = None, **params: Any) -> Any:
@@ -305,13 +415,17 @@ def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
             if accepted is not None and x._value.dtype not in accepted:
                 raise accepts.error(x._value.dtype)
             try:
-                if params:
-                    result = tensor_of(forward_(x._value, **params))
-                else:  # unpacking an empty mapping costs more than the check
-                    result = tensor_of(forward_(x._value))
+                # (unpacking an empty mapping costs more than the check)
+                value = forward_(x._value, **params) if params else forward_(x._value)
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x,), err) from None
-            if state.tapes or state.observers:
+            result = _new_tensor(EagerTensor)  # tensor_of(value), inlined
+            result._value = value
+            result._id = new_id()
+            tapes = state.tapes
+            if tapes and recorded and len(tapes) == 1 and not state.observers:
+                tapes[0]._record(op, (x,), (result,), params)
+            elif tapes or state.observers:
                 _announce(op, (x,), (result,), params)
             return result
 
@@ -337,12 +451,18 @@ def _function(op: Op, refused: Callable | None = None) -> Callable[..., Any]:
                 raise accepts.error(x._value.dtype)
             try:
                 if params:
-                    result = tensor_of(forward_(x._value, y._value, **params))
+                    value = forward_(x._value, y._value, **params)
                 else:
-                    result = tensor_of(forward_(x._value, y._value))
+                    value = forward_(x._value, y._value)
             except (ValueError, IndexError, TypeError) as err:
                 raise _op_error(op, (x, y), err) from None
-            if state.tapes or state.observers:
+            result = _new_tensor(EagerTensor)
+            result._value = value
+            result._id = new_id()
+            tapes = state.tapes
+            if tapes and recorded and len(tapes) == 1 and not state.observers:
+                tapes[0]._record(op, (x, y), (result,), params)
+            elif tapes or state.observers:
                 _announce(op, (x, y), (result,), params)
             return result
 
@@ -479,9 +599,9 @@ def _announce(
             recorded = tuple(
                 [tape for tape in tapes if tape._record(op, inputs, outputs, params)]
             )
-    # The event, as recorder.op_event builds it, inlined: this runs for every
-    # op of a logged cell. Built here, before any listener is called, so that
-    # their frame walks start at the same depth for every op.
+    # The event, built inline: this runs for every op of a logged cell. Built
+    # here, before any listener is called, so that their frame walks start at
+    # the same depth for every op.
     info = _OP_INFO.get(op)
     if info is None:
         info = _op_info(op)
@@ -516,6 +636,7 @@ def _announce(
 
 
 _new = tuple.__new__  # builds an event without the named tuple's Python __new__
+_new_tensor = object.__new__
 
 # Op -> its OpInfo, for the ops of the op table (custom-gradient ops are new
 # objects on every call, so they are not kept); recorder.op_info is the public

@@ -80,7 +80,6 @@ __all__ = [
     "flatten",
     "is_tape",
     "listening",
-    "op_event",
     "op_info",
 ]
 
@@ -100,50 +99,6 @@ def op_info(op: Any) -> OpInfo:
         ('argmax', False, 'derivative')
     """
     return _op._op_info(op)
-
-
-def op_event(op: Any, inputs: tuple, outputs: tuple, params: dict,
-             tapes: tuple) -> OpEvent:  # fmt: skip
-    """The record of ``op`` having run on ``inputs``, giving ``outputs``.
-
-    ``op._announce`` builds the same record inline (it runs for every op of a
-    logged cell); this is its reference form, for other recorders and tests.
-
-    Args:
-        op: an engine op; inputs, outputs: its tensors; params: its static
-            parameters; tapes: the tapes that recorded it.
-
-    Returns:
-        An :class:`OpEvent`.
-
-    Example:
-        >>> from tapemagic.engine.op import OP_TABLE
-        >>> x = Tensor(np.float32(2.0))
-        >>> event = op_event(OP_TABLE["negative"], (x,), (-x,), {}, ())
-        >>> event.op.name, event.input_ids == (x._id,), event.output_shapes
-        ('negative', True, ((),))
-    """
-    info = _op._op_info(op)
-    # One and two inputs are most ops: tuple displays, no loops.
-    if len(inputs) == 1:
-        (x,) = inputs
-        input_ids, input_values = (x._id,), (x._value,)
-    elif len(inputs) == 2:
-        x, y = inputs
-        input_ids, input_values = (x._id, y._id), (x._value, y._value)
-    else:
-        input_ids = tuple([t._id for t in inputs])
-        input_values = tuple([t._value for t in inputs])
-    if len(outputs) == 1:
-        (out,) = outputs
-        output_ids, output_values = (out._id,), (out._value,)
-    else:
-        output_ids = tuple([t._id for t in outputs])
-        output_values = tuple([t._value for t in outputs])
-    return _new(
-        OpEvent,
-        (info, params, input_ids, output_ids, input_values, output_values, tapes),
-    )
 
 
 def escape_event(obj: Tensor | Variable, how: str, result: Any = None) -> EscapeEvent:

@@ -12,11 +12,19 @@ from __future__ import annotations
 import inspect
 import math
 import weakref
+from types import FunctionType as _FunctionType
 from typing import Any
 
 from .tensor import Tensor
 
-__all__ = ["STUB_MIN_BYTES", "Stub", "drops_of", "reads_of", "slim"]
+__all__ = [
+    "STUB_MIN_BYTES",
+    "Stub",
+    "drops_of",
+    "positional_names",
+    "reads_of",
+    "slim",
+]
 
 
 def reads_of(name: str, vjp: Any, n_inputs: int | None, saves: Any,
@@ -26,11 +34,7 @@ def reads_of(name: str, vjp: Any, n_inputs: int | None, saves: Any,
         return None
     per_input = isinstance(vjp, tuple)
     fn = next(f for f in vjp if f is not None) if per_input else vjp
-    params = [
-        p.name
-        for p in inspect.signature(fn).parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-    ]
+    params, _ = positional_names(fn)
     names = params[3 : 3 + n_inputs]
     position = {n: i for i, n in enumerate(names)}
     position[params[2]] = -1  # the output, by the VJP's name for it ("out")
@@ -68,6 +72,29 @@ def reads_of(name: str, vjp: Any, n_inputs: int | None, saves: Any,
     return tuple(
         [positions(saves[n], f"[{n!r}]") if n in saves else frozenset() for n in names]
     )
+
+
+def positional_names(fn: Any) -> tuple[list[str], bool]:
+    """The names of ``fn``'s positional parameters, and whether it takes
+    ``*args``.
+
+    A plain function is read from its code object: ``inspect.signature``, its
+    general form, would be a tenth of the package's import time, run for
+    every op of the table.
+
+    Example:
+        >>> positional_names(lambda ns, g, out, x, *, axis: None)
+        (['ns', 'g', 'out', 'x'], False)
+    """
+    if type(fn) is _FunctionType and not hasattr(fn, "__wrapped__"):
+        code = fn.__code__
+        names = list(code.co_varnames[: code.co_argcount])
+        return names, bool(code.co_flags & inspect.CO_VARARGS)
+    kinds = inspect.signature(fn).parameters.values()
+    names = [
+        p.name for p in kinds if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    return names, any(p.kind == p.VAR_POSITIONAL for p in kinds)
 
 
 def drops_of(reads: tuple[frozenset[int], ...] | None) -> tuple[tuple, tuple | None]:

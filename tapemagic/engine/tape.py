@@ -25,6 +25,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from . import hooks as _hooks
 from . import jacobian as _jacobian
 from . import nest
@@ -67,6 +69,12 @@ __all__ = [
     "set_explain_factory",
     "unwatchable",
 ]
+
+# The dtypes that carry a gradient, as a set: a membership test costs less
+# than reading a dtype's kind, on the path of every recorded op.
+_FLOATING = frozenset(
+    [np.dtype(t) for t in ("float16", "float32", "float64", "complex64", "complex128")]
+)
 
 
 class GradientTape:
@@ -210,23 +218,27 @@ class GradientTape:
             if not mask:
                 return False
             dropped = drops[mask]
-        if len(outputs) == 1:
-            if outputs[0]._value.dtype.kind not in "fc" and not op.integer_gradient:
+        single = len(outputs) == 1
+        if single:
+            floating = outputs[0]._value.dtype in _FLOATING
+            if not floating and not op.integer_gradient:
                 return False  # integer and boolean results carry no gradient
         elif not any(o._value.dtype.kind in "fc" for o in outputs):
             return False  # (an op with no outputs at all, such as unstack of nothing)
         # Keep only what the VJPs read, so the tape frees the rest (see defop);
         # values too small to be worth a stub stay. (-1 is the one output.)
-        for i in dropped:
-            value = (outputs[0] if i < 0 else inputs[i])._value
-            if value.nbytes >= _saves.STUB_MIN_BYTES:
-                inputs, outputs = slim(op, inputs, outputs, dropped)
-                break
+        if dropped:
+            minimum = _saves.STUB_MIN_BYTES
+            for i in dropped:
+                if (outputs[0] if i < 0 else inputs[i])._value.nbytes >= minimum:
+                    inputs, outputs = slim(op, inputs, outputs, dropped)
+                    break
         self._nodes.append((op, inputs, outputs, params))
-        if len(outputs) == 1:
-            if op.integer_gradient and outputs[0]._value.dtype.kind not in "fc":
-                # NOTE: a target, but not tracked: as TensorFlow's tape, which
-                # records no op whose watched inputs are all integers.
+        if single:
+            if not floating:
+                # NOTE: an integer_gradient op's integer result is a target,
+                # but not tracked: as TensorFlow's tape, which records no op
+                # whose watched inputs are all integers.
                 return True
             tracked.add(outputs[0]._id)
         else:

@@ -248,7 +248,9 @@ class Variable(_Operators):
             _notify_assigning(self)
         old = self._snapshot._value
         if type(given) is EagerTensor and given._value.dtype == old.dtype:
-            delta = given._value  # an optimizer's step: nothing to convert
+            delta = given._value  # a step as a tensor: nothing to convert
+        elif type(given) is np.ndarray and given.dtype == old.dtype:
+            delta = given  # a Keras optimizer's step: what to_array would give
         else:
             delta = to_array(given, self._dtype, what=f"the delta {how} {self.name}")
         if (

@@ -87,16 +87,24 @@ def test_an_op_event_says_what_the_diagnosis_needs():
     assert argmax_event.tapes == () and argmax_event.output_ids == (id_of(k),)
 
 
-def test_the_inline_op_event_matches_op_event():
+def test_an_op_event_carries_the_op_table_info_and_every_tensor():
     x = tf.constant([1.0, 2.0])
     listener = Recording()
     with GradientTape(explain=listener) as tape:
         tape.watch(x)
-        y = tf.reduce_sum(x * x, axis=0)
+        y = tf.reduce_sum(x * x, axis=0)  # one input, then two
+        parts = tf.split(tf.concat([x, y[None], x], axis=0), 5)  # three, then five
     for event in listener.of("on_op"):
         op = OP_TABLE[event.op.name]
         assert recorder.op_info(op) is event.op
-    assert y.numpy() == 5.0
+    multiply, reduce_sum, _, concat, split = listener.of("on_op")
+    assert multiply.input_ids == (id_of(x), id_of(x))
+    assert reduce_sum.output_ids == (id_of(y),) and reduce_sum.params["axes"] == (0,)
+    assert concat.input_ids[0] == concat.input_ids[2] == id_of(x)
+    assert [v.tolist() for v in concat.input_values] == [[1.0, 2.0], [5.0], [1, 2]]
+    assert split.output_ids == tuple(id_of(p) for p in parts)
+    assert [float(v[0]) for v in split.output_values] == [1.0, 2.0, 5.0, 1.0, 2.0]
+    assert all(event.tapes == (tape,) for event in (multiply, concat, split))
 
 
 def test_several_tapes_are_named_in_the_op_event():

@@ -148,13 +148,51 @@ def log_softmax(
     )
 
 
+# The exponentials and their sums of the last softmax cross entropy (dense or
+# sparse) computed on arrays of at most _KEPT_BYTES, with its logits and class
+# axis: its gradient's softmax is their quotient, as TensorFlow's kernels
+# return the backprop with the loss, so a training step computes the softmax
+# once. Holding the logits keeps their id from being reused while the entry
+# stands.
+_LAST_EXP: tuple = (None, 0, None, None)
+_KEPT_BYTES = 1 << 20
+
+
+def _exponentials(logits: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """``logits`` shifted by their max along ``axis``, and the exponentials'
+    sums (kept for the gradient's softmax: see :data:`_LAST_EXP`)."""
+    global _LAST_EXP
+    shifted = logits - _max_along(logits, axis)
+    e = np.exp(shifted)
+    sums = np.add.reduce(e, axis=axis, keepdims=True)
+    if e.nbytes <= _KEPT_BYTES:
+        _LAST_EXP = (logits, axis, e, sums)
+    return shifted, sums
+
+
+def _kept_softmax(logits: np.ndarray, axis: int) -> np.ndarray:
+    """``softmax(logits)`` along ``axis`` as a fresh array: the same bits as
+    :func:`_softmax_forward`, from the last cross entropy's exponentials when
+    it kept those of these logits."""
+    kept, kept_axis, e, sums = _LAST_EXP
+    if kept is logits and kept_axis == axis:
+        return e / sums
+    return _softmax_forward(logits, axis=axis)
+
+
 def _softmax_xent_forward(labels: np.ndarray, logits: np.ndarray, *, axis: int):
     # sum(labels * (logsumexp(logits) - logits)), shifted by the max as TF's kernel.
     if not logits.shape[axis]:  # no classes: a loss of 0, as TensorFlow's
         return np.zeros(np.delete(logits.shape, axis), logits.dtype)
-    shifted = logits - np.max(logits, axis=axis, keepdims=True)
-    lse = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
-    return np.sum(labels * (lse - shifted), axis=axis)
+    shifted, sums = _exponentials(logits, axis)
+    return np.add.reduce(labels * (np.log(sums) - shifted), axis=axis)
+
+
+def _softmax_xent_backprop_forward(labels: np.ndarray, logits: np.ndarray, *,
+                                   axis: int) -> np.ndarray:  # fmt: skip
+    r = _kept_softmax(logits, axis)
+    r -= labels
+    return r
 
 
 def _class_axis(ns: Any, g: Any, axis: int) -> Any:
@@ -181,7 +219,7 @@ def _zero_loss_gradient(ns: Any, gg: Any, r: Any) -> Any:
 # TensorFlow.
 softmax_xent_backprop = defop(
     "softmax_xent_backprop",
-    lambda labels, logits, *, axis: _softmax_forward(logits, axis=axis) - labels,
+    _softmax_xent_backprop_forward,
     (
         lambda ns, gg, r, labels, logits, *, axis: (
             _zero_loss_gradient(ns, gg, r) * -ns.log_softmax(logits, axis=axis)
@@ -255,22 +293,8 @@ def softmax_cross_entropy_with_logits(
     return apply(_softmax_xent.op, (y, x), {"axis": a})
 
 
-# The exponentials and their sums of the last sparse cross entropy computed on
-# arrays of at most _KEPT_BYTES, with its logits: its gradient's softmax is
-# their quotient, as TensorFlow's kernel returns the backprop with the loss, so
-# a training step computes the softmax once. Holding the logits keeps their id
-# from being reused while the entry stands.
-_LAST_EXP: tuple = (None, None, None)
-_KEPT_BYTES = 1 << 20
-
-
 def _sparse_xent_forward(labels: np.ndarray, logits: np.ndarray) -> np.ndarray:
-    global _LAST_EXP
-    shifted = logits - _max_along(logits, -1)
-    e = np.exp(shifted)
-    sums = np.add.reduce(e, axis=-1, keepdims=True)
-    if e.nbytes <= _KEPT_BYTES:
-        _LAST_EXP = (logits, e, sums)
+    shifted, sums = _exponentials(logits, -1)
     lse = np.log(sums.reshape(sums.shape[:-1]))
     # shifted[..., label] for every example, as one fancy index over the rows
     rows = shifted.reshape(labels.size, shifted.shape[-1])
@@ -309,12 +333,8 @@ def _xent_softmax_tensors(logits: Tensor) -> Tensor:
 
 
 def _xent_softmax_arrays(logits: np.ndarray) -> np.ndarray:
-    # A fresh array (minus_one_hot changes it in place): the same bits as
-    # _softmax_forward, from the forward's exponentials when it kept them.
-    kept, e, sums = _LAST_EXP
-    if kept is logits:
-        return e / sums
-    return _softmax_forward(logits, axis=-1)
+    # A fresh array: minus_one_hot changes it in place.
+    return _kept_softmax(logits, -1)
 
 
 # softmax(logits) over the last axis, for the sparse cross entropy's gradient

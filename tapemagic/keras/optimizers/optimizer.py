@@ -40,6 +40,12 @@ _UNSUPPORTED = {
 }
 
 
+# The count each update adds to `iterations`, as the variable's own dtype: the
+# assignment takes it as it is, with no conversion.
+_ONE = np.ones((), np.int64)
+_ONE.flags.writeable = False
+
+
 def _array(value: Any) -> np.ndarray:
     """A gradient, hyperparameter or tensor as a NumPy value (never recorded)."""
     if isinstance(value, (Tensor, Variable)):
@@ -48,8 +54,11 @@ def _array(value: Any) -> np.ndarray:
 
 
 def _cast(value: Any, dtype: np.dtype) -> np.ndarray:
-    # ops.cast(value, variable.dtype) in Keras' update steps
-    return _array(value).astype(dtype)
+    # ops.cast(value, variable.dtype) in Keras' update steps; a value already
+    # of that dtype comes back as it is (no update step writes into it), so a
+    # step costs the arithmetic of its rule and no copy of the gradient.
+    array = value if type(value) is np.ndarray else _array(value)
+    return array if array.dtype == dtype else array.astype(dtype)
 
 
 def _plain(value: Any) -> Any:
@@ -382,7 +391,7 @@ class Optimizer:
                     f"variable has shape {array_of(v).shape}; they must match."
                 )
             self.update_step(gradient, v, learning_rate)
-        self._iterations.assign_add(1)
+        self._iterations.assign_add(_ONE)
 
     def _check_variables_are_known(self, variables: list) -> None:
         for v in variables:
