@@ -46,7 +46,10 @@ def pins() -> dict[str, str]:
 def test_pyproject_declares_package_and_runtime_deps(pyproject):
     project = pyproject["project"]
     assert project["name"] == "tapemagic"
-    assert project["version"] == "0.1.0"
+    # The version is written once, in tapemagic/__init__.py.
+    assert "version" not in project and project["dynamic"] == ["version"]
+    dynamic = pyproject["tool"]["setuptools"]["dynamic"]
+    assert dynamic["version"] == {"attr": "tapemagic.__version__"}
     assert project["requires-python"] == ">=3.11"
     deps = {requirement_name(r) for r in project["dependencies"]}
     assert deps == RUNTIME_DEPS
