@@ -74,4 +74,5 @@ html_theme_options = {
     # site works offline, as the course does.
     "icon_links": [],
 }
-html_last_updated_fmt = None
+# A page opens in the light theme (the theme's switch is in the header).
+html_context = {"default_mode": "light"}
