@@ -41,7 +41,8 @@ def _lazy_magic_notebook(path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
+# pip installs about a hundred pinned packages, then builds tapemagic's wheel.
+@pytest.mark.timeout(900)
 def test_binder_environment_runs_every_notebook(tmp_path):
     repo, home, venv = tmp_path / "repo", tmp_path / "home", tmp_path / "venv"
     repo.mkdir()
