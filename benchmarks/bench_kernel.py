@@ -14,7 +14,7 @@ every thread) the kernel used, after all cells ran. Start times are
 laps: the kernel ready for its first cell, the framework imported, the digits
 loaded (scikit-learn and matplotlib imported), the first gradient answered.
 The figures decide how many students share a BinderHub or JupyterHub node
-(README, "Run it for a class"). Takes about 20 s here.
+(docs/authoring.md, "Sizing a class"). Takes about 20 s here.
 
 With ``--server`` it also starts a JupyterLab server (a student's own in
 JupyterHub; Binder runs one per session too), asks it for the Lab page, and
@@ -186,7 +186,7 @@ def students_per_node(peak_mib: float, node_gib: float = 8.0,
                       reserved_gib: float = 1.0) -> int:  # fmt: skip
     """Kernels of ``peak_mib`` that fit a node, ``reserved_gib`` kept for the
     system and the Jupyter servers (each student's own server comes on top:
-    see the README)."""
+    see docs/authoring.md)."""
     return int((node_gib - reserved_gib) * 1024 // peak_mib)
 
 

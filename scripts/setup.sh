@@ -108,8 +108,8 @@ else
     step "pip: upgrading pip"
     rm -f "$STAMP"
     "$VENV/bin/python" -m pip install -q --upgrade pip
-    step "pip: installing -e .[test,lab] with constraints.txt"
-    "$VENV/bin/python" -m pip install -q -c constraints.txt -e ".[test,lab]"
+    step "pip: installing -e .[test,lab,docs] with constraints.txt"
+    "$VENV/bin/python" -m pip install -q -c constraints.txt -e ".[test,lab,docs]"
     echo "$want" >"$STAMP"
 fi
 

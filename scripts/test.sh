@@ -4,6 +4,10 @@
 #   bash scripts/test.sh                 # ruff + all tests, browser tests included
 #   bash scripts/test.sh -m "not browser" -x   # extra args go to pytest
 #   SKIP_APT=1 bash scripts/test.sh      # never touch apt
+#   SKIP_DOCS=1 bash scripts/test.sh     # leave out the documentation site
+#
+# After lint, it builds the documentation site with scripts/docs.sh (warnings
+# are errors, internal links checked), then runs pytest.
 #
 # Screenshots and other test artifacts go to ./artifacts (ARTIFACTS_DIR).
 set -euo pipefail
@@ -35,6 +39,13 @@ lint_rc=0
 if [ "$lint_rc" -ne 0 ]; then
     echo "test.sh: lint failed (fix with: .venv/bin/ruff check --fix . && .venv/bin/ruff format .)" >&2
     exit 1
+fi
+
+if [ "${SKIP_DOCS:-0}" = 1 ]; then
+    step "docs: skipped (SKIP_DOCS=1)"
+else
+    step "docs: bash scripts/docs.sh"
+    bash scripts/docs.sh
 fi
 
 step "pytest"

@@ -2,7 +2,7 @@
 
 No timing is asserted here: bench_engine.py checks every engine's result against
 a float64 NumPy reference before it times anything, so one short run proves the
-workloads correct; the figures themselves belong in the README, not in tests.
+workloads correct; the figures themselves belong in docs/benchmarks.md, not in tests.
 """
 
 from __future__ import annotations

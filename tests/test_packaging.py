@@ -46,7 +46,10 @@ def pins() -> dict[str, str]:
 def test_pyproject_declares_package_and_runtime_deps(pyproject):
     project = pyproject["project"]
     assert project["name"] == "tapemagic"
-    assert project["version"] == "0.1.0"
+    # The version is written once, in tapemagic/__init__.py.
+    assert "version" not in project and project["dynamic"] == ["version"]
+    dynamic = pyproject["tool"]["setuptools"]["dynamic"]
+    assert dynamic["version"] == {"attr": "tapemagic.__version__"}
     assert project["requires-python"] == ">=3.11"
     deps = {requirement_name(r) for r in project["dependencies"]}
     assert deps == RUNTIME_DEPS
@@ -88,15 +91,38 @@ def test_ci_runs_the_test_script():
     assert run.stat().st_mode & 0o111, ".ci/run must be executable"
 
 
-def test_readme_opens_with_the_two_scripts():
+def test_readme_opens_with_the_three_scripts():
     lines = [line for line in (ROOT / "README.md").read_text().splitlines() if line]
     assert lines[0].startswith("# tapemagic")
     assert lines[1].startswith("```"), "the commands come right after the title"
-    commands = [line.split("#", 1)[0].strip() for line in lines[2:4]]
-    assert commands == ["bash scripts/lab.sh", "bash scripts/test.sh"]
+    commands = [line.split("#", 1)[0].strip() for line in lines[2:5]]
+    assert commands == [
+        "bash scripts/lab.sh",
+        "bash scripts/test.sh",
+        "bash scripts/docs.sh",
+    ]
+    assert lines[5] == "```"
 
 
-@pytest.mark.parametrize("script", ["setup.sh", "lab.sh", "test.sh"])
+def test_the_test_script_builds_the_site(pyproject):
+    """CI runs test.sh, so the site is built and its links checked on every run."""
+    test = (ROOT / "scripts" / "test.sh").read_text()
+    assert re.search(r"^\s*bash scripts/docs\.sh$", test, re.MULTILINE)
+    docs = (ROOT / "scripts" / "docs.sh").read_text()
+    assert "bash scripts/setup.sh" in docs
+    assert re.search(r"sphinx -W --keep-going -E\b", docs), "warnings are errors"
+    assert "check_links.py" in docs
+    # setup.sh installs what the build needs.
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    assert '-e ".[test,lab,docs]"' in setup
+    docs_extra = {
+        requirement_name(r)
+        for r in pyproject["project"]["optional-dependencies"]["docs"]
+    }
+    assert {"sphinx", "myst-nb", "pydata-sphinx-theme"} <= docs_extra
+
+
+@pytest.mark.parametrize("script", ["setup.sh", "lab.sh", "test.sh", "docs.sh"])
 def test_scripts_never_download_a_browser(script):
     text = (ROOT / "scripts" / script).read_text()
     commands = [line for line in text.splitlines() if not line.lstrip().startswith("#")]

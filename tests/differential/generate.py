@@ -93,7 +93,7 @@ def _query(draw: Callable, g: Draft, pool: dict, targets: list, sources: Any) ->
     if kind == "batch_jacobian":
         # one source of rank >= 1, a target of rank >= 1: TensorFlow fails on
         # others from inside (AttributeError, IndexError) where tapemagic says
-        # what to pass (README, What differs)
+        # what to pass (docs/differences.md)
         # and a batch of one or more: TensorFlow divides by the batch size
         # inside, and raises ZeroDivisionError on an empty one
         ranked = [i for i, v in pool.items() if v.shape and v.shape[0]]

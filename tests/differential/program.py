@@ -141,7 +141,7 @@ def observe(what: str, value: Any, tf: Any = None) -> Outcome:
 
     TensorFlow's ``IndexedSlices`` (a gather's gradient) is observed as the
     dense tensor ``tf.convert_to_tensor`` makes of it: tapemagic gives that
-    dense tensor on purpose (README, What differs).
+    dense tensor on purpose (docs/differences.md).
     """
     if type(value).__name__ == "IndexedSlices":
         value = tf.convert_to_tensor(value)

@@ -671,5 +671,5 @@ EXCLUDED = {
     "gather_nd": "the gradient of boolean_mask",
     "split": "unstack and the gradient of concat",
     "mod": "math.floormod and %",
-    "random_shuffle": "random: TensorFlow's numbers are not reproduced (README)",
+    "random_shuffle": "random: TensorFlow's numbers are not reproduced (docs)",
 }

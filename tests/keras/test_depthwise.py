@@ -130,7 +130,7 @@ def test_separable_is_a_depthwise_then_a_pointwise_convolution():
 
 @pytest.mark.parametrize("cls", [layers.DepthwiseConv2D, layers.SeparableConv2D])
 def test_channels_first_is_channels_last_transposed(cls):
-    # with its bias along the channels, as Conv2D adds it (see the README)
+    # with its bias along the channels, as Conv2D adds it (see docs/differences.md)
     args = (2, 3) if cls is layers.SeparableConv2D else (3,)
     x = np.moveaxis(X, -1, 1)
     first = cls(*args, data_format="channels_first", bias_initializer="ones")

@@ -76,7 +76,7 @@ def test_shapes_take_scalar_int_tensors(capsys):
 
 def test_a_non_integer_tensor_in_a_shape_says_to_cast_it():
     # TensorFlow refuses a float shape tensor; inside a list some of its ops
-    # truncate a float scalar silently, tapemagic refuses it as well (README).
+    # truncate a float scalar silently, tapemagic refuses it as well (docs).
     for make in (
         lambda: tf.zeros([tf.constant(2.0)]),
         lambda: tf.reshape(tf.range(6.0), [tf.constant(2.5), -1]),
