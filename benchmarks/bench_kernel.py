@@ -3,7 +3,7 @@
 Runs notebook 04 (a Keras model trained on scikit-learn's digits) in a fresh
 Jupyter kernel per engine, with nbclient, exactly as a student's kernel runs it:
 on tapemagic (``notebooks/04-training-step.ipynb``) and on real TensorFlow (the
-version ``notebooks/to_tensorflow.py`` writes: ``import tensorflow as tf``,
+version ``notebooks/source/to_tensorflow.py`` writes: ``import tensorflow as tf``,
 ``%%tape`` turned into ``with tf.GradientTape()``), when TensorFlow is installed.
 A bare kernel (no cell of the course) shows what Python and ipykernel cost alone.
 

@@ -183,14 +183,15 @@ def jupyter_server(
     app: str,
     base: Path,
     *,
-    files: Iterable[Path] = (),
+    files: Iterable[Path | tuple[Path, str]] = (),
     settings: dict[str, dict] = NO_NEWS,
     server_config: dict | None = None,
     name: str | None = None,
 ) -> Iterator[Server]:
     """Run the front-end ``app`` (a key of APPS) serving ``base/notebooks``.
 
-    ``files`` are copied there first; ``settings`` are the JupyterLab user
+    ``files`` are copied there first (a ``(path, folder)`` pair into that
+    subfolder); ``settings`` are the JupyterLab user
     settings (see private_dirs); ``server_config`` is written as the private
     jupyter_server_config.json (server extensions, contents managers);
     ``name`` names the log and timings in the artifacts (default
@@ -207,8 +208,10 @@ def jupyter_server(
     timer = Timer(name)
     root = base / "notebooks"
     root.mkdir()
-    for path in files:  # a copy: autosave must never write into git
-        shutil.copy2(path, root)
+    for entry in files:  # a copy: autosave must never write into git
+        path, folder = entry if isinstance(entry, tuple) else (entry, ".")
+        (root / folder).mkdir(exist_ok=True)
+        shutil.copy2(path, root / folder)
     env = dict(os.environ) | private_dirs(base, settings)
     if server_config is not None:
         (base / "config/jupyter_server_config.json").write_text(

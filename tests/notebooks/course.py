@@ -4,7 +4,7 @@ Everything a test checks about a course notebook is read from the notebook: its
 cells' tags (``raises-exception``, ``expect-none``) and the texts in their
 ``expect`` metadata (see :mod:`tests.notebooks.expectations`). The notebooks in
 ``notebooks/`` are the source; each is paired by jupytext with a Markdown file
-of the same name, for review.
+of the same name in ``notebooks/source/``, for review.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .runner import ERROR_TAG, NONE_TAG
 
 __all__ = [
     "NOTEBOOK_DIR",
+    "SOURCE_DIR",
     "PAIRED",
     "ROOT",
     "WIDGET_MIME",
@@ -31,15 +32,22 @@ __all__ = [
     "check_notebook",
     "course_notebooks",
     "load_converter",
+    "pair_of",
     "pairing_problems",
 ]
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK_DIR = ROOT / "notebooks"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-# Each notebook's jupytext pairing: the notebook and a Markdown file beside it.
-PAIRED = "ipynb,md"
+# Each notebook's jupytext pairing: the notebook, and a Markdown file of the
+# same name in source/ (out of the way of the course in JupyterLab's file browser).
+PAIRED = "ipynb,source//md"
+SOURCE_DIR = NOTEBOOK_DIR / "source"
 _SYNC = "jupytext --sync notebooks/*.ipynb"
+_NO_VERSION = (
+    '{"jupytext": {"notebook_metadata_filter": '
+    '"-jupytext.text_representation.jupytext_version"}}'
+)
 
 
 def course_notebooks(folder: Path = NOTEBOOK_DIR) -> list[Path]:
@@ -49,14 +57,19 @@ def course_notebooks(folder: Path = NOTEBOOK_DIR) -> list[Path]:
 
 
 def load_converter() -> ModuleType:
-    """``notebooks/to_tensorflow.py``, the command that writes the TensorFlow
+    """``notebooks/source/to_tensorflow.py``, the command that writes the TensorFlow
     version of each notebook."""
     spec = importlib.util.spec_from_file_location(
-        "course_tensorflow", NOTEBOOK_DIR / "to_tensorflow.py"
+        "course_tensorflow", SOURCE_DIR / "to_tensorflow.py"
     )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def pair_of(path: Path) -> Path:
+    """The Markdown pair of the course notebook at ``path``."""
+    return path.parent / "source" / f"{path.stem}.md"
 
 
 def pairing_problems(path: Path) -> list[str]:
@@ -68,11 +81,17 @@ def pairing_problems(path: Path) -> list[str]:
         return [
             f"{path.name} is paired as {formats!r}, not {PAIRED!r}: in JupyterLab "
             "run the command 'Pair Notebook with Markdown', or "
-            f"`jupytext --set-formats {PAIRED} {path.name}`"
+            f"`jupytext --set-formats {PAIRED} notebooks/{path.name}`"
         ]
-    pair = path.with_suffix(".md")
+    pair = pair_of(path)
     if not pair.exists():
         return [f"{pair.name} is missing: run `{_SYNC}`"]
+    if "jupytext_version:" in pair.read_text().split("\n---\n")[0]:
+        # A newer jupytext must not make every pair differ.
+        return [
+            f"{pair.name} names a jupytext version in its header: run "
+            f"`jupytext --update-metadata '{_NO_VERSION}' notebooks/{path.name}`"
+        ]
     config = load_jupytext_config(str(path))
     notebook = jupytext.read(path, config=config)
     if pair.read_text() != jupytext.writes(notebook, fmt="md", config=config):

@@ -27,7 +27,7 @@ from tests.browser.server import (
     jupyter_server,
 )
 
-from .course import NOTEBOOK_DIR, check_notebook, pairing_problems
+from .course import NOTEBOOK_DIR, SOURCE_DIR, check_notebook, pair_of, pairing_problems
 from .runner import run_notebook
 
 NAME = "01-gradient-tape-basics"
@@ -36,11 +36,12 @@ NAME = "01-gradient-tape-basics"
 @pytest.fixture
 def lab(tmp_path):
     """A JupyterLab with jupytext serving a copy of notebooks/."""
-    files = [*NOTEBOOK_DIR.glob("*.ipynb"), *NOTEBOOK_DIR.glob("*.md")]
+    pairs = [(path, "source") for path in SOURCE_DIR.glob("*.md")]
+    files = [*NOTEBOOK_DIR.glob("*.ipynb"), *pairs]
     with jupyter_server(
         "jupyterlab",
         tmp_path,
-        files=[*files, NOTEBOOK_DIR / "jupytext.toml"],
+        files=files,
         settings=NO_NEWS | EVERY_CELL_IN_PAGE,  # every cell, for a browser that edits
         # jupytext's server extension (pip enables it on install; said again
         # here, so that the test does not depend on how jupytext was installed).
@@ -77,7 +78,7 @@ def check_the_saved_edit(path: Path, before: nbformat.NotebookNode, monkeypatch)
     edited notebook passes the course checks, which fail with the old
     ``expect``."""
     after = nbformat.read(path, as_version=4)
-    pair = path.with_suffix(".md").read_text()
+    pair = pair_of(path).read_text()
     assert "x = tf.Variable(4.0)" in pair
     assert "With x = 4, the derivative 2x + 2 is 10." in pair
     assert 'expect=["y     = 24.0", "dy/dx = 10.0"]' in pair

@@ -22,6 +22,7 @@ import pytest
 from tests.browser.jupyter import chromium_page, expect, wait_kernel_idle
 from tests.browser.server import Server
 
+from .course import pair_of
 from .test_instructor_edit import NAME, check_the_saved_edit, lab  # noqa: F401
 
 # The expect metadata, set as the metadata editor sets it: on the cell's model.
@@ -85,7 +86,7 @@ def test_an_edit_typed_and_saved_in_jupyterlab_passes_the_course_checks(
         page.evaluate(SET_EXPECT, [code, ["y     = 24.0", "dy/dx = 10.0"]])
         page.evaluate(SET_EXPECT, [again, ["dy/dx = 10.0"]])
         page.evaluate("() => window.jupyterapp.commands.execute('docmanager:save')")
-        pair = path.with_suffix(".md")
+        pair = pair_of(path)
         deadline = time.monotonic() + 30
         while "tf.Variable(4.0)" not in pair.read_text():
             assert time.monotonic() < deadline, "saving wrote no Markdown pair"

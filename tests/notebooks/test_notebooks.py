@@ -8,7 +8,7 @@ allowed so every cell is checked). Cells tagged ``raises-exception`` must raise
 and no other cell may; cells tagged ``expect-none`` must flag a ``None``
 gradient and no other cell may; a cell's ``expect`` metadata lists the texts
 it must show (tests/notebooks/expectations.py). Then the TensorFlow version of
-each notebook (notebooks/to_tensorflow.py) runs on TensorFlow and must print what
+each notebook (notebooks/source/to_tensorflow.py) runs on TensorFlow and must print what
 tapemagic prints.
 
 With ``ARTIFACTS_DIR`` set (scripts/test.sh sets it), the executed notebooks are
@@ -29,6 +29,7 @@ import pytest
 
 from .course import (
     NOTEBOOK_DIR,
+    SOURCE_DIR,
     check_notebook,
     course_notebooks,
     load_converter,
@@ -86,10 +87,21 @@ def test_notebook_and_its_markdown_pair_are_in_sync(name):
     assert not problems, "\n".join(problems)
 
 
+def test_the_course_folder_shows_each_notebook_once():
+    # What JupyterLab's file browser lists in notebooks/: the course notebooks
+    # and two folders, the exercises and the sources (the Markdown pairs, the
+    # authors' README, the TensorFlow converter). jupytext's options for the
+    # pairs live in each notebook's metadata, so no config file sits there.
+    shown = sorted(p.name for p in NOTEBOOK_DIR.iterdir() if not p.name.startswith("."))
+    assert shown == sorted(
+        [*(f"{name}.ipynb" for name in NAMES), "exercises", "source"]
+    )
+
+
 def test_every_paired_markdown_file_has_its_notebook():
-    for text in NOTEBOOK_DIR.glob("*.md"):
+    for text in [*NOTEBOOK_DIR.glob("*.md"), *SOURCE_DIR.glob("*.md")]:
         if "\n  jupytext:\n" in text.read_text().split("\n---\n")[0]:
-            assert text.with_suffix(".ipynb").exists(), (
+            assert (NOTEBOOK_DIR / f"{text.stem}.ipynb").exists(), (
                 f"{text.name} is a jupytext pair without its notebook: run "
                 f"`jupytext --sync {text.relative_to(NOTEBOOK_DIR.parent)}` "
                 "(or delete it)"
@@ -129,7 +141,7 @@ def test_every_notebook_says_what_its_cells_show(name):
     nb = nbformat.read(NOTEBOOK_DIR / f"{name}.ipynb", as_version=4)
     assert any(cell.metadata.get("expect") for cell in nb.cells), (
         f"{name}.ipynb: no cell has 'expect' metadata, so nothing checks what it "
-        "prints; add the texts a cell must show (see notebooks/README.md)"
+        "prints; add the texts a cell must show (see notebooks/source/README.md)"
     )
 
 
@@ -225,7 +237,7 @@ def _comparable(stdout: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def on_tensorflow(tmp_path_factory):
-    """The TensorFlow build of the course (notebooks/to_tensorflow.py), run on
+    """The TensorFlow build of the course (notebooks/source/to_tensorflow.py), run on
     TensorFlow (the test extra
     installs it: its absence fails here, never skips)."""
     import tensorflow  # noqa: F401

@@ -1,7 +1,7 @@
 """Write the course notebooks for real TensorFlow: no tapemagic, no ``%%tape``.
 
-    .venv/bin/python notebooks/to_tensorflow.py DIR              # notebooks/*.ipynb
-    .venv/bin/python notebooks/to_tensorflow.py DIR a.ipynb ...  # only these
+    .venv/bin/python notebooks/source/to_tensorflow.py DIR          # every notebook
+    .venv/bin/python notebooks/source/to_tensorflow.py DIR a.ipynb  # only these
 
 Each notebook is written to ``DIR`` under its own name, with three changes:
 ``import tapemagic.tf as tf`` becomes ``import tensorflow as tf`` and
@@ -27,6 +27,7 @@ import nbformat
 __all__ = ["ONLY_TAG", "as_tensorflow", "main", "tape_cell_as_tensorflow"]
 
 HERE = Path(__file__).resolve().parent
+COURSE = HERE.parent  # the course notebooks; this file sits in their source/
 # A cell whose code has no TensorFlow equivalent: kept as comments.
 ONLY_TAG = "tapemagic-only"
 _IMPORT = re.compile(r"^import tapemagic\.tf as tf\b.*$", re.MULTILINE)
@@ -67,7 +68,7 @@ def tape_cell_as_tensorflow(source: str) -> str:
     if unknown:
         raise ValueError(
             f"{header!r}: no TensorFlow equivalent known for {' '.join(unknown)}; "
-            "add the option to notebooks/to_tensorflow.py or tag the cell "
+            "add the option to notebooks/source/to_tensorflow.py or tag the cell "
             f"{ONLY_TAG!r}"
         )
     arguments = []
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         help="notebooks to convert (default: every notebooks/*.ipynb)",
     )
     args = parser.parse_args(argv)
-    paths = args.notebooks or sorted(HERE.glob("*.ipynb"))
+    paths = args.notebooks or sorted(COURSE.glob("*.ipynb"))
     args.out.mkdir(parents=True, exist_ok=True)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
