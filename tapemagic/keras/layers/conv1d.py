@@ -15,7 +15,7 @@ from ...engine.ops import shape as _shape
 from ...engine.ops.math import add
 from ...engine.tensor import Tensor
 from .. import activations
-from .convolutional import _out_size
+from .convolutional import _out_size, _positive_filters
 from .core import _data_format, _float_input, _incompatible, _no_regularizers
 from .layer import Layer
 from .pooling import as_image, from_image
@@ -50,15 +50,6 @@ def conv_weights_config(layer: Layer) -> dict:
         "kernel_constraint": None,
         "bias_constraint": None,
     }
-
-
-def positive_filters(filters: Any) -> int:
-    if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
-        raise ValueError(
-            "Invalid value for argument `filters`. Expected a strictly positive "
-            f"value. Received filters={filters!r}."
-        )
-    return filters
 
 
 class Conv1D(Layer):
@@ -121,7 +112,7 @@ class Conv1D(Layer):
             kernel_constraint=kernel_constraint,
             bias_constraint=bias_constraint,
         )
-        self.filters = positive_filters(filters)
+        self.filters = _positive_filters(filters)
         if groups != 1:
             raise NotImplementedError(
                 f"Conv1D(groups={groups}) is not supported by tapemagic; use groups=1."

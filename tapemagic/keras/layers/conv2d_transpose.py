@@ -14,12 +14,13 @@ from typing import Any
 from ...engine.ops import nn as _nn
 from ...engine.tensor import Tensor
 from .. import activations
-from .conv1d import conv_config, conv_weights_config, positive_filters
+from .conv1d import conv_config, conv_weights_config
 from .convolutional import (
     _add_bias,
     _check_channels,
     _check_rank4,
     _pair,
+    _positive_filters,
     _spatial_axes,
 )
 from .core import _data_format, _float_input, _no_regularizers
@@ -112,7 +113,7 @@ class Conv2DTranspose(Layer):
             kernel_constraint=kernel_constraint,
             bias_constraint=bias_constraint,
         )
-        self.filters = positive_filters(filters)
+        self.filters = _positive_filters(filters)
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
         self.padding = str(padding).lower()

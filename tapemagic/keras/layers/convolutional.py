@@ -129,6 +129,15 @@ def _add_bias(layer: Layer, out: Tensor, bias: Any) -> Tensor:
     return add(out, bias)
 
 
+def _positive_filters(filters: Any) -> int:
+    if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
+        raise ValueError(
+            "Invalid value for argument `filters`. Expected a strictly positive "
+            f"value. Received filters={filters!r}."
+        )
+    return filters
+
+
 class Conv2D(Layer):
     """2-D convolution: ``activation(conv2d(inputs, kernel) + bias)``.
 
@@ -185,11 +194,7 @@ class Conv2D(Layer):
             kernel_constraint=kernel_constraint,
             bias_constraint=bias_constraint,
         )
-        if not isinstance(filters, int) or isinstance(filters, bool) or filters <= 0:
-            raise ValueError(
-                "Invalid value for argument `filters`. Expected a strictly positive "
-                f"value. Received filters={filters!r}."
-            )
+        filters = _positive_filters(filters)
         if groups != 1:
             raise NotImplementedError(
                 f"Conv2D(groups={groups}) is not supported by tapemagic; use groups=1."
