@@ -78,7 +78,7 @@ def course_notebook(engine: str, quick: bool) -> nbformat.NotebookNode:
         if engine == "tensorflow":
             with tempfile.TemporaryDirectory() as out:
                 subprocess.run(
-                    [sys.executable, str(ROOT / "notebooks" / "to_tensorflow.py"), out],
+                    [sys.executable, str(ROOT / "notebooks" / "source" / "to_tensorflow.py"), out],
                     check=True, cwd=ROOT,
                 )  # fmt: skip
                 nb = nbformat.read(Path(out) / f"{NOTEBOOK}.ipynb", as_version=4)
