@@ -127,10 +127,10 @@ def cause_pages() -> dict[str, str]:
             for d in cause.detectors
         )
         siblings = ", ".join(
-            f"[`{c.code}`]({c.code}.md)" for c in families[family] if c is not cause
+            f"[`{c.name}`]({c.name}.md)" for c in families[family] if c is not cause
         )
-        pages[f"{cause.code}.md"] = (
-            f"(cause-{cause.code})=\n# `{cause.code}`\n\n"
+        pages[f"{cause.name}.md"] = (
+            f"(cause-{cause.name})=\n# `{cause.name}`\n\n"
             f"**{cause.doc[0].upper()}{cause.doc[1:]}.**\n\n"
             f"Severity\n: {SEVERITY_WORDS[cause.severity]}\n\n"
             f"Family\n: [{family}](index.md#{family})\n\n"
@@ -154,7 +154,7 @@ def cause_pages() -> dict[str, str]:
         "The diagnosis asks its questions in this order, and the first cause "
         "found names the finding: " + ", ".join(f"`{s}`" for s in STAGES) + ".\n",
         "```{toctree}\n:hidden:\n\n"
-        + "\n".join(c.code for c in REGISTRY.values())
+        + "\n".join(c.name for c in REGISTRY.values())
         + "\n```\n",
     ]
     for family, causes in families.items():
@@ -164,7 +164,7 @@ def cause_pages() -> dict[str, str]:
         lines.append(f"## {family}\n\n{summary.replace('``', '`')}\n")
         lines.append("| cause | severity | meaning |\n|---|---|---|")
         lines += [
-            f"| [`{c.code}`]({c.code}.md) | {c.severity} | {_cell(c.doc)} |"
+            f"| [`{c.name}`]({c.name}.md) | {c.severity} | {_cell(c.doc)} |"
             for c in causes
         ]
         lines.append("")
