@@ -793,7 +793,7 @@ def test_assert_no_none_gradients_lists_the_findings(ip):
         tapemagic.assert_no_none_gradients(tape)
     text = str(err.value)
     assert text.startswith("1 gradient is None:\n- b: None because b was converted")
-    assert text.endswith("Keep b a tensor: b_np = b.")
+    assert text.endswith("Keep b a tensor: b_np = b. [TM004]")
     tapemagic.assert_no_none_gradients(tape, ip.user_ns["loss"], ip.user_ns["w"])
     graph = graph_from_tape(tape)
     with pytest.raises(AssertionError, match="b: None because"):
@@ -899,7 +899,7 @@ def test_text_summary_shows_each_finding_with_its_fix(ip):
     lines = text.splitlines()
     start = lines.index("Why, and what to do:")
     assert lines[start + 1].startswith("  b: None because b was converted")
-    assert lines[start + 2] == "    -> Keep b a tensor: b_np = b."
+    assert lines[start + 2] == "    -> Keep b a tensor: b_np = b. [TM004]"
 
 
 # -- hand-made graph models: the reasoning without the engine -----------------------
