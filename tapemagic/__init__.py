@@ -105,7 +105,7 @@ def explain_code(code: str | None = None) -> Any:
         The page (Markdown in a notebook, text in a terminal), or the list.
 
     Raises:
-        KeyError: if no cause has ``code``.
+        ValueError: if no cause has ``code``.
 
     Example:
         >>> print(explain_code("TM020").markdown.splitlines()[0])

@@ -58,15 +58,15 @@ def cause_of(code: str) -> Cause:
     """The cause declared with ``code``.
 
     Raises:
-        KeyError: with what to do, if no cause has that code (a retired code
+        ValueError: with what to do, if no cause has that code (a retired code
             says what replaced it).
     """
     key = code.strip().upper()
     if key in BY_CODE:
         return BY_CODE[key]
     if key in RETIRED:
-        raise KeyError(f"{key} is retired: {RETIRED[key]}")
-    raise KeyError(
+        raise ValueError(f"{key} is retired: {RETIRED[key]}")
+    raise ValueError(
         f"No cause has the code {code!r}; the codes are TM001 to "
         f"{max(BY_CODE)}. Run %tape --explain to list them."
     )
@@ -158,7 +158,7 @@ def explain_code(code: str | None = None) -> CausePage | CodeList:
         A :class:`CausePage` (Markdown in a notebook), or a :class:`CodeList`.
 
     Raises:
-        KeyError: if no cause has ``code``.
+        ValueError: if no cause has ``code``.
 
     Example:
         >>> print(explain_code("TM016").markdown.splitlines()[0])

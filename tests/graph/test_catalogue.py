@@ -42,7 +42,7 @@ def test_a_retired_code_page_says_what_replaced_it(monkeypatch):
     monkeypatch.setitem(RETIRED, "TM902", "Split into TM014 and TM015.")
     text = page_markdown("TM902")
     assert text == "# TM902 (retired)\n\nSplit into TM014 and TM015.\n"
-    with pytest.raises(KeyError, match="TM902 is retired: Split into TM014"):
+    with pytest.raises(ValueError, match="TM902 is retired: Split into TM014"):
         catalogue.cause_of("TM902")
 
 
@@ -53,11 +53,12 @@ def test_explain_code_prints_the_page_and_lists_the_codes(monkeypatch):
     assert page._repr_markdown_().endswith(
         "[On the site](https://tapemagic.readthedocs.io/en/latest/causes/TM020.html)\n"
     )
+    assert "<code>TM020</code>" in tapemagic.explain_code()._repr_html_()
     listing = str(tapemagic.explain_code())
     assert len(listing.splitlines()) == len(REGISTRY) + 1
     for cause in REGISTRY.values():
         assert f"{cause.code}  {cause.doc}" in listing
-    with pytest.raises(KeyError, match="No cause has the code 'TM999'"):
+    with pytest.raises(ValueError, match="No cause has the code 'TM999'"):
         explain_code("TM999")
 
 
