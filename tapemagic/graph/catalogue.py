@@ -20,6 +20,7 @@ from .pages import PAGES
 __all__ = [
     "DEFAULT_DOCS_URL",
     "DOCS_URL_VARIABLE",
+    "SEVERITY_WORDS",
     "CausePage",
     "CodeList",
     "cause_of",
@@ -31,6 +32,7 @@ __all__ = [
 DOCS_URL_VARIABLE = "TAPEMAGIC_DOCS_URL"
 DEFAULT_DOCS_URL = "https://tapemagic.readthedocs.io/en/latest"
 
+# What each severity means, in a code's page.
 SEVERITY_WORDS = {
     "error": "error: the gradient is None (or zeros standing for None)",
     "warning": "warning: the gradient holds NaN or Inf",

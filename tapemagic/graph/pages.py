@@ -25,12 +25,15 @@ class Page:
         why: why TensorFlow gives None (or NaN) there (Markdown).
         example: the example's cells, run in order after ``tf`` is bound.
         fix: how to fix it (Markdown).
+        raises: the position of the example's cell that raises an error, as
+            on TensorFlow (the error is what the user sees), if any.
     """
 
     seen: str
     why: str
     example: tuple[str, ...]
     fix: str
+    raises: int | None = None
 
 
 _XW = (
@@ -84,6 +87,7 @@ PAGES: dict[str, Page] = {
         ),
         fix="Compute the target with TensorFlow's functions: "
         "`loss = tf.reduce_mean((pred - y) ** 2)`.",
+        raises=1,
     ),
     "TM004": Page(
         seen="`tape.gradient` returns `None` for a source whose value went "
