@@ -19,6 +19,7 @@ __all__ = [
     "__version__",
     "assert_no_none_gradients",
     "explain",
+    "explain_code",
     "load_ipython_extension",
     "show",
     "unload_ipython_extension",
@@ -82,13 +83,37 @@ def explain(tape: Any, target: Any = None, sources: Any = None) -> Any:
         >>> c = tf.constant(3.0)
         >>> with tf.GradientTape(explain=True) as tape:
         ...     y = c * c
-        >>> print(explain(tape, y, c)[0].cause)
-        not_watched
+        >>> found = explain(tape, y, c)
+        >>> print(found[0].cause, found[0].cause_code)
+        not_watched TM020
     """
     from .graph.from_tape import explain_tape
 
     _make_readable(tape)
     return explain_tape(tape, target, sources)
+
+
+def explain_code(code: str | None = None) -> Any:
+    """The page of a cause code (``"TM003"``): what you see, why, an example on
+    each engine, the fix; with no code, every code and its one-line meaning.
+    ``%tape --explain TM003`` shows the same.
+
+    Args:
+        code: a finding's ``cause_code``, e.g. ``"TM003"``.
+
+    Returns:
+        The page (Markdown in a notebook, text in a terminal), or the list.
+
+    Raises:
+        ValueError: if no cause has ``code``.
+
+    Example:
+        >>> print(explain_code("TM020").markdown.splitlines()[0])
+        # TM020: a constant (or other tensor) that the tape never watched
+    """
+    from .graph.catalogue import explain_code as page
+
+    return page(code)
 
 
 def load_ipython_extension(ipython: Any) -> None:

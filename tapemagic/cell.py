@@ -198,10 +198,10 @@ def _explain_failed_calls(tape: Any, name: str, error: BaseException) -> None:
 
 def _failed_call_sentences(tape: Any, name: str) -> list[str]:
     """What the diagnosis says of the tape's gradient calls that failed on
-    their arguments: each finding's message and fix."""
+    their arguments: each finding's message, fix and cause code."""
     graph, findings = view_model(tape, name=name)
     failed = {r.id for r in graph.gradients if r.error is not None}
-    return [f"{f.message} {f.fix}" for f in findings if f.request in failed]
+    return [str(f) for f in findings if f.request in failed]
 
 
 def one_line(err: BaseException) -> str:

@@ -134,7 +134,7 @@ def explain_no_gradients(error: BaseException, tape: Any = None) -> str | None:
         )
     count = len(errors)
     head = "1 gradient is None" if count == 1 else f"{count} gradients are None"
-    lines = "\n".join(f"- {f.message} {f.fix}" for f in errors)
+    lines = "\n".join(f"- {f}" for f in errors)
     return (
         f"tapemagic: {_NO_GRADIENTS}: the optimizer got only None gradients. In "
         f"the last %%tape tape, {head}:\n{lines}"

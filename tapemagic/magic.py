@@ -33,6 +33,7 @@ from IPython.display import display
 from .cell import one_line, run_cell
 from .engine.tape import GradientTape
 from .engines import is_tape, tensorflow_engine
+from .graph.catalogue import explain_code
 from .later import explain_every_tape, explain_later_cells, explain_no_gradients
 from .viz.view import TapeView, find_problems, tape_mimebundle
 
@@ -74,11 +75,9 @@ class TapeMagics(Magics):
         help="Comma-separated names (or expressions) to tape.watch() before the "
         "cell runs; they must exist already.",
     )
-    @argument(
-        "--name",
-        default="tape",
-        help="The name the tape is bound to in the user namespace (default: tape).",
-    )
+    @argument("--name", default="tape",
+              help="The name the tape is bound to in the user namespace "
+              "(default: tape).")  # fmt: skip
     @argument(
         "--target",
         metavar="EXPR",
@@ -92,11 +91,8 @@ class TapeMagics(Magics):
         "list of gradients; one expression (e.g. model.trainable_variables) gives "
         "gradients of its structure. Quote expressions that contain spaces.",
     )
-    @argument(
-        "--out",
-        default="grads",
-        help="The name the gradients are bound to (default: grads).",
-    )
+    @argument("--out", default="grads",
+              help="The name the gradients are bound to (default: grads).")  # fmt: skip
     @argument(
         "--unconnected",
         choices=("none", "zero"),
@@ -111,11 +107,8 @@ class TapeMagics(Magics):
         "the one `tf` names in the notebook: import tensorflow as tf, or import "
         "tapemagic.tf as tf).",
     )
-    @argument(
-        "--quiet",
-        action="store_true",
-        help="Record and bind, but display nothing.",
-    )
+    @argument("--quiet", action="store_true",
+              help="Record and bind, but display nothing.")  # fmt: skip
     @argument(
         "--show",
         choices=("graph", "text", "none"),
@@ -163,10 +156,18 @@ class TapeMagics(Magics):
         help="on: record and explain every tf.GradientTape the notebook creates, "
         "%%%%tape or not; off: only %%%%tape cells and explain=True (the default).",
     )
+    @argument(
+        "--explain", nargs="?", const="", metavar="CODE",
+        help="Print a cause code's page (e.g. TM003); alone, list every code.",
+    )  # fmt: skip
     def tape_line(self, line: str) -> TapeView | None:
         """Show a tape again: ``%tape`` (the tape named ``tape``) or ``%tape name``;
-        or explain every tape's None and NaN gradients: ``%tape --all on|off``."""
+        explain every tape's None and NaN gradients: ``%tape --all on|off``; or
+        print a cause code's page: ``%tape --explain TM003``."""
         args = parse_argstring(self.tape_line, line)
+        if args.explain is not None:
+            display(explain_code(args.explain))
+            return None
         if args.every is not None:
             explain_every_tape(self.shell, args.every == "on")
             return None

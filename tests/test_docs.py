@@ -46,19 +46,41 @@ def site_source(generate, tmp_path_factory) -> Path:
     return docs
 
 
-def test_one_page_per_declared_cause(site_source):
+def test_one_page_per_cause_code(site_source):
     import tapemagic.graph.causes  # noqa: F401
-    from tapemagic.graph.cause import REGISTRY
+    from tapemagic.graph.cause import REGISTRY, RETIRED
+    from tapemagic.graph.pages import PAGES
 
     pages = {p.stem for p in (site_source / "causes").glob("*.md")}
-    assert pages == set(REGISTRY) | {"index"}, "a stale page stayed, or one is missing"
+    codes = {cause.code for cause in REGISTRY.values()}
+    assert pages == codes | set(RETIRED) | {"index"}, "a stale or missing page"
     index = (site_source / "causes" / "index.md").read_text()
-    for code, cause in REGISTRY.items():
-        assert f"[`{code}`]({code}.md)" in index
+    for cause in REGISTRY.values():
+        code = cause.code
+        assert f"| [`{code}`]({code}.md) | `{cause.name}` |" in index
         page = (site_source / "causes" / f"{code}.md").read_text()
-        assert page.startswith(f"(cause-{code})=\n# `{code}`\n")
-        assert cause.doc[1:] in page
+        assert f"(cause-{code})=\n# {code}: {cause.doc}\n" in page
+        assert page.startswith("---\nfile_format: mystnb\n")
         assert cause.severity in page
+        text = PAGES[code]
+        for part in (text.seen, text.why, text.fix):
+            assert part in page
+        # The example runs in the build: each cell of it is a code cell.
+        for i, cell in enumerate(text.example):
+            tags = ":tags: [raises-exception]\n" if i == text.raises else ""
+            assert f"```{{code-cell}} ipython3\n{tags}{cell}\n```" in page
+        assert "```{code-cell} ipython3\nimport tapemagic.tf as tf\n```" in page
+        assert "import tensorflow as tf" in page
+
+
+def test_a_retired_code_keeps_its_page(generate, monkeypatch):
+    from tapemagic.graph.cause import RETIRED
+
+    monkeypatch.setitem(RETIRED, "TM902", "Split into TM014 and TM015.")
+    pages = generate.cause_pages()
+    assert pages["TM902.md"].startswith("(cause-TM902)=\n# TM902 (retired)")
+    assert "Split into TM014 and TM015." in pages["TM902.md"]
+    assert "- [TM902](TM902.md): Split into TM014" in pages["index.md"]
 
 
 def test_magics_reference_lists_every_option(site_source):

@@ -705,3 +705,24 @@ def test_a_traced_function_first_called_inside_a_tape_cell_traces_there(ip):
     np.testing.assert_allclose(ip.user_ns["grads"][1].numpy(), db, rtol=1e-6)
     assert "Ops: 5 recorded on the tape, of 5 that ran." in shown(captured)
     assert ip.user_ns["predict2"].experimental_get_tracing_count() == 1
+
+
+def test_tape_explain_prints_a_code_page_and_lists_the_codes(ip):
+    result, captured = run(ip, "%tape --explain TM003")
+    assert result.success
+    (output,) = captured.outputs  # displayed: Markdown in a notebook, text here
+    text = output.data["text/plain"]
+    assert text.startswith("# TM003: the target given to the gradient call is")
+    assert "## What you see" in text and "## The fix" in text
+    assert text.endswith("causes/TM003.html")
+    result, captured = run(ip, "%tape --explain")
+    assert result.success
+    (output,) = captured.outputs
+    listing = output.data["text/plain"].splitlines()
+    assert listing[0] == (
+        "TM001  the target and the sources of the gradient call are swapped"
+    )
+    assert any(line.startswith("TM026  the gradient is all zeros") for line in listing)
+    result, _ = run(ip, "%tape --explain TM999")
+    assert isinstance(result.error_in_exec, ValueError)
+    assert "No cause has the code 'TM999'" in str(result.error_in_exec)

@@ -3,9 +3,11 @@
 - ``reference/magics.md``: ``%%tape`` and ``%tape``, from the argument parsers
   that IPython's ``magic_arguments`` attached to the magics themselves, so an
   option added, renamed or reworded shows on the site at the next build;
-- ``causes/``: the cause catalogue, one page per declared cause
-  (``tapemagic.graph.cause.REGISTRY``, filled by ``tapemagic.graph.causes``),
-  and an index grouping them by family;
+- ``causes/``: the cause catalogue, one page per cause code (``TM003.md``:
+  the page text of ``tapemagic.graph.pages``, its example executed by myst-nb
+  as the site is built) for each cause in ``tapemagic.graph.cause.REGISTRY``
+  (filled by ``tapemagic.graph.causes``), one per retired code, and an index
+  grouping them by family;
 - ``course/``: the course notebooks, copied from ``notebooks/`` (myst-nb
   executes them during the build).
 
@@ -29,12 +31,6 @@ __all__ = ["cause_pages", "magics_page", "setup", "write_all"]
 DOCS = Path(__file__).resolve().parents[1]
 ROOT = DOCS.parent
 GENERATED = ("causes", "course", "reference/magics.md")
-
-SEVERITY_WORDS = {
-    "error": "error: the gradient is None (or zeros standing for None)",
-    "warning": "warning: the gradient holds NaN or Inf",
-    "note": "note: no result is wrong, but the cell likely meant something else",
-}
 
 
 def _cell(text: str) -> str:
@@ -107,11 +103,75 @@ def _family(cause: Any) -> str:
     return cause.words.__module__.rsplit(".", 1)[-1]
 
 
+def _code_cell(source: str, *, hidden: bool = False, raises: bool = False) -> str:
+    tags = ":tags: [remove-cell]\n" if hidden else ""
+    tags += ":tags: [raises-exception]\n" if raises else ""
+    return f"```{{code-cell}} ipython3\n{tags}{source}\n```\n"
+
+
+def _cause_page(cause: Any, family: str, siblings: str) -> str:
+    """The page of one code: its text, its example executed on tapemagic's
+    engine at build time, the same cells for real TensorFlow, the fix."""
+    from tapemagic.graph.catalogue import SEVERITY_WORDS
+    from tapemagic.graph.cause import STAGES
+    from tapemagic.graph.pages import PAGES
+
+    page = PAGES[cause.code]
+    stages = ", ".join(
+        f"`{d.stage}` (question {STAGES.index(d.stage) + 1} of "
+        f"{len(STAGES)}, rank {d.rank})"
+        for d in cause.detectors
+    )
+    example = "\n".join(
+        _code_cell(cell, raises=i == page.raises) for i, cell in enumerate(page.example)
+    )
+    tensorflow = "\n\n".join(("import tensorflow as tf", *page.example))
+    return (
+        "---\nfile_format: mystnb\nkernelspec:\n  name: python3\n"
+        "  display_name: Python 3\n---\n\n"
+        f"(cause-{cause.code})=\n# {cause.code}: {cause.doc}\n\n"
+        f"Cause\n: `{cause.name}` (`Finding.cause`; `Finding.cause_code` is "
+        f"`{cause.code}`)\n\n"
+        f"Severity\n: {SEVERITY_WORDS[cause.severity]}\n\n"
+        f"Family\n: [{family}](index.md#{family})\n\n"
+        f"Where the diagnosis asks\n: {stages}\n\n"
+        f"Same family\n: {siblings or '-'}\n\n"
+        f"In a notebook\n: `%tape --explain {cause.code}` prints this page\n\n"
+        f"## What you see\n\n{page.seen}\n\n"
+        f"## Why\n\n{page.why}\n\n"
+        "## Example\n\nOn tapemagic's engine, run as this page was built (after "
+        "`%load_ext tapemagic`): the last cell's finding ends with its code, "
+        f"`[{cause.code}]`.\n\n"
+        + _code_cell("%load_ext tapemagic", hidden=True)
+        + "\n"
+        + _code_cell("import tapemagic.tf as tf")
+        + "\n"
+        + example
+        + "\nOn real TensorFlow, the same cells after `import tensorflow as tf` "
+        f"and `%load_ext tapemagic` name the same code:\n\n```python\n"
+        f"{tensorflow}\n```\n\n"
+        f"## The fix\n\n{page.fix}\n\n"
+        "A finding of this cause under a `%%tape` cell, in `tapemagic.explain` "
+        "and in `assert_no_none_gradients`' message names the source, quotes "
+        f"the cell line where the path broke, says what to do and ends with "
+        f"`[{cause.code}]`. See "
+        "[Why is my gradient None?](../course/05-why-is-my-gradient-none.ipynb) "
+        "for the common causes, each as a cell and its fix.\n"
+    )
+
+
+def _retired_page(code: str, replaced: str) -> str:
+    return (
+        f"(cause-{code})=\n# {code} (retired)\n\n"
+        f"No cause has this code any more, and no other cause will: {replaced}\n"
+    )
+
+
 def cause_pages() -> dict[str, str]:
     """``{file name: text}`` of the cause catalogue: an index and one page per
-    declared cause."""
+    cause code (``TM003.md``), and one per retired code."""
     import tapemagic.graph.causes  # noqa: F401  (declares every cause)
-    from tapemagic.graph.cause import REGISTRY, STAGES
+    from tapemagic.graph.cause import REGISTRY, RETIRED, STAGES
 
     families: dict[str, list[Any]] = {}
     for cause in REGISTRY.values():
@@ -120,53 +180,43 @@ def cause_pages() -> dict[str, str]:
     pages = {}
     for cause in REGISTRY.values():
         family = _family(cause)
-        module = importlib.import_module(f"tapemagic.graph.causes.{family}")
-        stages = ", ".join(
-            f"`{d.stage}` (question {STAGES.index(d.stage) + 1} of "
-            f"{len(STAGES)}, rank {d.rank})"
-            for d in cause.detectors
-        )
         siblings = ", ".join(
-            f"[`{c.code}`]({c.code}.md)" for c in families[family] if c is not cause
+            f"[{c.code}]({c.code}.md)" for c in families[family] if c is not cause
         )
-        pages[f"{cause.code}.md"] = (
-            f"(cause-{cause.code})=\n# `{cause.code}`\n\n"
-            f"**{cause.doc[0].upper()}{cause.doc[1:]}.**\n\n"
-            f"Severity\n: {SEVERITY_WORDS[cause.severity]}\n\n"
-            f"Family\n: [{family}](index.md#{family})\n\n"
-            f"Where the diagnosis asks\n: {stages}\n\n"
-            f"Same family\n: {siblings or '-'}\n\n"
-            f"## The family: {family}\n\n{_rst(module.__doc__)}\n"
-            "A finding of this cause under a `%%tape` cell, in `tapemagic.explain` "
-            "and in `assert_no_none_gradients`' message names the source, quotes "
-            "the cell line where the path broke, and says what to do. See "
-            "[Why is my gradient None?](../course/05-why-is-my-gradient-none.ipynb) "
-            "for the common causes, each as a cell and its fix.\n"
-        )
+        pages[f"{cause.code}.md"] = _cause_page(cause, family, siblings)
+    for code, replaced in RETIRED.items():
+        pages[f"{code}.md"] = _retired_page(code, replaced)
 
+    codes = sorted([c.code for c in REGISTRY.values()] + list(RETIRED))
     lines = [
         "(causes)=\n# The cause catalogue\n",
         f"The diagnosis names one of these {len(REGISTRY)} causes for every "
         "gradient that comes out `None` (or holds NaN, or is all zeros where "
-        "that is likely a mistake). Each is declared once, in "
+        "that is likely a mistake). Each has a stable code, `TM` and three "
+        "digits, which every finding shows (`[TM020]`); a code is never "
+        "reused. In a notebook, `%tape --explain TM020` prints a code's page "
+        "and `%tape --explain` lists them all. Each is declared once, in "
         "`tapemagic/graph/causes/`; this catalogue is generated from the "
-        "declarations at each build.\n",
+        "declarations at each build, and each page's example runs in the build.\n",
         "The diagnosis asks its questions in this order, and the first cause "
         "found names the finding: " + ", ".join(f"`{s}`" for s in STAGES) + ".\n",
-        "```{toctree}\n:hidden:\n\n"
-        + "\n".join(c.code for c in REGISTRY.values())
-        + "\n```\n",
+        "```{toctree}\n:hidden:\n\n" + "\n".join(codes) + "\n```\n",
     ]
     for family, causes in families.items():
         module = importlib.import_module(f"tapemagic.graph.causes.{family}")
         first = inspect.cleandoc(module.__doc__ or "").split("\n\n")[0]
         summary = " ".join(first.split())
         lines.append(f"## {family}\n\n{summary.replace('``', '`')}\n")
-        lines.append("| cause | severity | meaning |\n|---|---|---|")
+        lines.append("| code | cause | severity | meaning |\n|---|---|---|---|")
         lines += [
-            f"| [`{c.code}`]({c.code}.md) | {c.severity} | {_cell(c.doc)} |"
+            f"| [`{c.code}`]({c.code}.md) | `{c.name}` | {c.severity} | "
+            f"{_cell(c.doc)} |"
             for c in causes
         ]
+        lines.append("")
+    if RETIRED:
+        lines.append("## Retired codes\n")
+        lines += [f"- [{code}]({code}.md): {RETIRED[code]}" for code in RETIRED]
         lines.append("")
     pages["index.md"] = "\n".join(lines)
     return pages

@@ -3,11 +3,13 @@
 :mod:`~tapemagic.graph.model` is plain data (no engine import), so renderers can
 use it alone, with its :mod:`~tapemagic.graph.index`, and so can
 :mod:`~tapemagic.graph.diagnosis` (the findings; each cause is declared once in
-:mod:`~tapemagic.graph.causes`); :mod:`~tapemagic.graph.log` (the explanation
-log, a listener of recorder events) and :mod:`~tapemagic.graph.from_tape` use
-the engine's public surface (:mod:`tapemagic.engine.recorder`) and load on first
-use: the package root registers them for ``GradientTape(explain=True)`` and
-``tape.explain()``.
+:mod:`~tapemagic.graph.causes`, with its code, whose page of text is in
+:mod:`~tapemagic.graph.pages` and printed by
+:mod:`~tapemagic.graph.catalogue`); :mod:`~tapemagic.graph.log` (the
+explanation log, a listener of recorder events) and
+:mod:`~tapemagic.graph.from_tape` use the engine's public surface
+(:mod:`tapemagic.engine.recorder`) and load on first use: the package root
+registers them for ``GradientTape(explain=True)`` and ``tape.explain()``.
 """
 
 from __future__ import annotations

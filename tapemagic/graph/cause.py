@@ -1,9 +1,11 @@
 """How a None cause is declared: one :func:`declare_cause` call per cause.
 
 A cause is what the diagnosis names when a gradient is None (or holds NaN): a
-code such as ``"integer_cast"``, a one-line meaning for the docs, where the
-diagnosis finds it (its detectors), and the two sentences of its finding (what
-happened, what to do). :mod:`tapemagic.graph.causes` declares every cause,
+name such as ``"integer_cast"``, a stable code such as ``"TM014"`` (never
+reused: a retired code stays in :data:`RETIRED`), a one-line meaning for the
+docs, where the diagnosis finds it (its detectors), and the two sentences of
+its finding (what happened, what to do). Each code has a page of text in
+:mod:`tapemagic.graph.pages`. :mod:`tapemagic.graph.causes` declares every cause,
 each in one place, the way ``defop`` declares an op:
 
 .. code-block:: python
@@ -19,6 +21,7 @@ each in one place, the way ``defop`` declares an op:
 
     declare_cause(
         "stop_gradient",
+        code="TM016",
         doc="went through tf.stop_gradient",
         detect=[Detector("cut", 10, _find_stop_gradient)],
         words=_stop_gradient_words,
@@ -61,6 +64,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -68,8 +72,10 @@ from typing import Any
 from .model import GradientRequest, GradientResult, OpNode
 
 __all__ = [
+    "BY_CODE",
     "CAUSE_DOCS",
     "REGISTRY",
+    "RETIRED",
     "SEVERITIES",
     "STAGES",
     "Break",
@@ -132,7 +138,7 @@ class Break:
         seq: the event's position in the log (findings are sorted by it).
         detail: whatever the cause's words need, set by its detector.
         value: the value the path reached last.
-        cause: the cause's code; :func:`find_break` fills it in.
+        cause: the cause's name; :func:`find_break` fills it in.
     """
 
     op: OpNode | None = None
@@ -156,8 +162,10 @@ class Detector:
 
 @dataclass(frozen=True)
 class Cause:
-    """One declared cause (see :func:`declare_cause`)."""
+    """One declared cause (see :func:`declare_cause`): ``name`` is its key in
+    findings (``"integer_cast"``), ``code`` its stable code (``"TM014"``)."""
 
+    name: str
     code: str
     doc: str
     detectors: tuple[Detector, ...]
@@ -166,24 +174,35 @@ class Cause:
     headed: bool = True
 
 
-# code -> cause, in declaration order.
+# name -> cause, in declaration order; code -> cause.
 REGISTRY: dict[str, Cause] = {}
+BY_CODE: dict[str, Cause] = {}
+
+# Codes once given to a cause that is gone, each with what replaced it (a
+# sentence naming the code or codes that took its place). A code is never
+# reused: declare_cause refuses one listed here.
+RETIRED: dict[str, str] = {}
+
+_CODE = re.compile(r"TM\d{3}")
 _BY_STAGE: dict[str, list[tuple[int, Cause, Detector]]] = {s: [] for s in STAGES}
 
 
 def declare_cause(
-    code: str,
+    name: str,
     *,
+    code: str,
     doc: str,
     detect: list[Detector] | tuple[Detector, ...],
     words: Callable[[Any, Break], tuple[str, str]],
     severity: str = "error",
     headed: bool = True,
 ) -> Cause:
-    """Register a None cause: its code, its meaning, where it is found, its words.
+    """Register a None cause: its name, code, meaning, where it is found, its words.
 
     Args:
-        code: the cause's code in findings, e.g. ``"integer_cast"``.
+        name: the cause's name in findings, e.g. ``"integer_cast"``.
+        code: its stable code, ``TM`` and three digits, e.g. ``"TM014"``: the
+            next free one for a new cause, never one in :data:`RETIRED`.
         doc: a one-line meaning for the docs (:data:`CAUSE_DOCS`).
         detect: the detectors that find it, one per stage and rank.
         words: ``words(w, b) -> (what happened, what to do)``, without final
@@ -198,37 +217,50 @@ def declare_cause(
         The cause.
 
     Raises:
-        ValueError: if the code is taken, a stage is unknown, or a stage
-            already has a detector of that rank.
+        ValueError: if the name or code is taken, the code is retired or not
+            ``TM`` and three digits, a stage is unknown, or a stage already has
+            a detector of that rank.
 
     Example:
         >>> import tapemagic.graph.causes  # declares every cause
-        >>> declare_cause("integer_cast", doc="again", detect=[],
+        >>> declare_cause("integer_cast", code="TM900", doc="again", detect=[],
         ...               words=lambda w, b: ("", ""))
         Traceback (most recent call last):
         ...
-        ValueError: The cause 'integer_cast' is already declared; pick another code.
+        ValueError: The cause 'integer_cast' is already declared; pick another name.
     """
-    if code in REGISTRY:
-        raise ValueError(f"The cause {code!r} is already declared; pick another code.")
+    if name in REGISTRY:
+        raise ValueError(f"The cause {name!r} is already declared; pick another name.")
+    if not _CODE.fullmatch(code):
+        raise ValueError(
+            f"The code of {name!r} must be TM and three digits, e.g. 'TM027', "
+            f"not {code!r}."
+        )
+    if code in BY_CODE or code in RETIRED:
+        taken = BY_CODE[code].name if code in BY_CODE else "a retired cause"
+        raise ValueError(
+            f"The code {code} is already {taken}'s; a code is never reused, so "
+            f"give {name!r} the next free code."
+        )
     if severity not in SEVERITIES:
         raise ValueError(
             f"severity must be one of {', '.join(SEVERITIES)}, not {severity!r}"
         )
-    cause = Cause(code, doc, tuple(detect), words, severity, headed)
+    cause = Cause(name, code, doc, tuple(detect), words, severity, headed)
     for d in cause.detectors:
         if d.stage not in _BY_STAGE:
             raise ValueError(
-                f"Unknown stage {d.stage!r} for the cause {code!r}; use one of "
+                f"Unknown stage {d.stage!r} for the cause {name!r}; use one of "
                 f"{', '.join(STAGES)}."
             )
-        taken = [c.code for rank, c, _ in _BY_STAGE[d.stage] if rank == d.rank]
+        taken = [c.name for rank, c, _ in _BY_STAGE[d.stage] if rank == d.rank]
         if taken:
             raise ValueError(
                 f"The cause {taken[0]!r} already has rank {d.rank} at stage "
-                f"{d.stage!r}; give {code!r} another rank."
+                f"{d.stage!r}; give {name!r} another rank."
             )
-    REGISTRY[code] = cause
+    REGISTRY[name] = cause
+    BY_CODE[code] = cause
     for d in cause.detectors:
         _BY_STAGE[d.stage].append((d.rank, cause, d))
         _BY_STAGE[d.stage].sort(key=lambda entry: entry[0])
@@ -251,15 +283,15 @@ def find_break(stage: str, *args: Any) -> Break | None:
     for _, cause, detector in _BY_STAGE[stage]:
         found = detector.find(*args)
         if found is not None:
-            return dataclasses.replace(found, cause=cause.code)
+            return dataclasses.replace(found, cause=cause.name)
     return None
 
 
 class _CauseDocs(Mapping):
-    """code -> one-line meaning, for every declared cause (a live view)."""
+    """name -> one-line meaning, for every declared cause (a live view)."""
 
-    def __getitem__(self, code: str) -> str:
-        return REGISTRY[code].doc
+    def __getitem__(self, name: str) -> str:
+        return REGISTRY[name].doc
 
     def __iter__(self) -> Iterator[str]:
         return iter(REGISTRY)

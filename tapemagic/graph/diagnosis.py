@@ -333,7 +333,7 @@ class _Diagnosis:
             op=op.id if op is not None else None,
             op_name=op.op if op is not None else None,
             line=b.line,
-            code=self.facts.code(b.line),
+            line_text=self.facts.line_text(b.line),
             severity=REGISTRY[b.cause].severity,
         )
 

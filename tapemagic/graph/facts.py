@@ -214,7 +214,7 @@ class Facts:
         """Sort key for value ids: ``t2`` before ``t10``."""
         return (int(value[1:]) if value[1:].isdigit() else 0, value)
 
-    def code(self, line: int | None) -> str | None:
+    def line_text(self, line: int | None) -> str | None:
         """The stripped text of a cell line, or None."""
         text = self.graph.cell.line(line)
         return None if text is None else text.strip()

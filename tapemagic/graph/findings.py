@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import causes as _causes  # noqa: F401  (declares every cause)
-from .cause import CAUSE_DOCS, SEVERITIES
+from .cause import CAUSE_DOCS, REGISTRY, SEVERITIES
 
 __all__ = ["CAUSES", "Finding", "Findings"]
 
@@ -32,7 +32,8 @@ class Finding:
     Attributes:
         source: the source as the user knows it (its name, e.g. ``"b"``).
         target: the target as the user knows it (e.g. ``"loss"``).
-        cause: a key of :data:`CAUSES`.
+        cause: the cause's name, a key of :data:`CAUSES` (its stable code is
+            :attr:`cause_code`).
         message: one sentence a student understands, e.g. ``"b: None because b
             was converted to a NumPy array by .numpy() at line 3 ..."``.
         fix: what to do, as an imperative sentence.
@@ -42,7 +43,7 @@ class Finding:
         op: the id of the op where the path broke (``"op4"``), if any.
         op_name: that op's name, e.g. ``"cast"``.
         line: the cell line where the path broke, if known.
-        code: the text of that line.
+        line_text: the text of that line.
         severity: ``"error"`` for a None gradient, ``"warning"`` for NaN/Inf,
             ``"note"`` for what changes no result (a gradient of zeros).
     """
@@ -58,7 +59,7 @@ class Finding:
     op: str | None = None
     op_name: str | None = None
     line: int | None = None
-    code: str | None = None
+    line_text: str | None = None
     severity: str = "error"
 
     def __post_init__(self) -> None:
@@ -69,6 +70,12 @@ class Finding:
                 f"severity must be one of {', '.join(SEVERITIES)}, not "
                 f"{self.severity!r}"
             )
+
+    @property
+    def cause_code(self) -> str:
+        """The cause's stable code, e.g. ``"TM020"`` (``%tape --explain TM020``
+        prints its page)."""
+        return REGISTRY[self.cause].code
 
     @property
     def short(self) -> str:
@@ -84,7 +91,7 @@ class Finding:
         return cls(**data)
 
     def __str__(self) -> str:
-        return f"{self.message} {self.fix}"
+        return f"{self.message} {self.fix} [{self.cause_code}]"
 
 
 # How each severity shows in HTML: red for a None, amber for NaN, grey-blue
@@ -96,7 +103,7 @@ class Findings(tuple):
     """The findings of one diagnosis: a tuple of :class:`Finding` that prints well.
 
     In a notebook it shows as an HTML list, in a terminal as one line per
-    finding (the cause, then the fix).
+    finding (the cause, the fix, then the cause's code).
 
     Example:
         >>> f = Finding("c", "y", "not_watched", "c: None because c was never "
@@ -105,7 +112,7 @@ class Findings(tuple):
         >>> len(found), found[0].cause, found.errors == (f,)
         (1, 'not_watched', True)
         >>> print(found)
-        c: None because c was never watched. Call tape.watch(c).
+        c: None because c was never watched. Call tape.watch(c). [TM020]
         >>> print(Findings())
         No None gradient: every gradient asked for has a path to its target.
     """
@@ -151,6 +158,7 @@ class Findings(tuple):
             colour = _COLOURS[f.severity]
             items.append(
                 f'<li><span style="color: {colour}">{html.escape(f.message)}</span>'
-                f"<br><b>Fix:</b> {html.escape(f.fix)}</li>"
+                f"<br><b>Fix:</b> {html.escape(f.fix)} <code>[{f.cause_code}]</code>"
+                "</li>"
             )
         return '<ul class="tapemagic-findings">' + "".join(items) + "</ul>"

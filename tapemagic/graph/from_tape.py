@@ -237,5 +237,5 @@ def assert_no_none_gradients(
     if errors:
         count = len(errors)
         head = "1 gradient is None" if count == 1 else f"{count} None gradients found"
-        lines = "\n".join(f"- {f.message} {f.fix}" for f in errors)
+        lines = "\n".join(f"- {f}" for f in errors)
         raise AssertionError(f"{head}:\n{lines}")

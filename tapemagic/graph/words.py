@@ -74,7 +74,7 @@ class Words:
     # -- pieces the causes' words use ----------------------------------------------
     def at(self, line: int | None) -> str:
         """``at line 3 (y = c * c)``, quoting the cell line."""
-        return at_line(line, self.facts.code(line))
+        return at_line(line, self.facts.line_text(line))
 
     def name(self, value_id: str) -> str:
         """What the user calls a value (see :class:`~tapemagic.graph.names.Names`)."""

@@ -154,7 +154,8 @@ class NodeWriter:
         self._step_style(v, attrs)
         if v in self.plan.reached:
             css += " tm-reached"
-        self._add(v, write_label(lines), attrs, css, f"{name}: {value.dtype}")
+        tooltip = [f"{f.cause_code}: {f.message}" for f in found]
+        self._add(v, write_label(lines), attrs, css, f"{name}: {value.dtype}", *tooltip)
 
     def _source_status(self, v: str) -> tuple[str, str] | None:
         status = self.plan.source_gradient(v)
@@ -207,6 +208,7 @@ class NodeWriter:
             css += " tm-reached"
         code = self.graph.cell.line(op.line)
         tooltip = [f"{op.op} ({op.id})"] + ([code.strip()] if code else [])
+        tooltip += [f"{f.cause_code}: {f.message}" for f in found]
         self._add(op.id, write_label(lines), attrs, css, *tooltip)
 
     def _step_style(self, name: str, attrs: dict[str, str]) -> None:

@@ -18,6 +18,7 @@ import graphviz
 from ..graph.findings import Finding
 from ..graph.index import index_of
 from ..graph.model import GradientRequest, GradientResult, Graph
+from .codes import code_page_html
 from .dot import INSTALL_HINT, DotView, build_view, gradient_status, render_svg
 from .labels import shape_text
 from .text import render_text
@@ -289,7 +290,7 @@ def gradients_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
             colour = _COLOURS.get(f.severity, _NOTE)
             parts.append(
                 f'<li class="tm-finding"><span style="color:{colour}">{_e(f.message)}'
-                f"</span> <b>Fix:</b> {_e(f.fix)}</li>"
+                f"</span> <b>Fix:</b> {_e(f.fix)}{code_page_html(f)}</li>"
             )
         parts.append("</ul>")
     parts.append("</div>")
@@ -301,6 +302,7 @@ def _finding_html(finding: Finding) -> str:
     return (
         f'<div class="tm-finding" style="color:{colour}">{_e(finding.message)}</div>'
         f'<div class="tm-fix"><b>Fix:</b> {_e(finding.fix)}</div>'
+        + code_page_html(finding)
     )
 
 

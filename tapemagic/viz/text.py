@@ -186,5 +186,5 @@ def render_text(graph: Graph, findings: Sequence[Finding] = ()) -> str:
         lines.append("Why, and what to do:")
         for finding in findings:
             lines.append(f"  {finding.message}")
-            lines.append(f"    -> {finding.fix}")
+            lines.append(f"    -> {finding.fix} [{finding.cause_code}]")
     return "\n".join(lines)

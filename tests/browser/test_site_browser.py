@@ -4,8 +4,9 @@ The site is the one ``bash scripts/docs.sh`` built into docs/_build/html
 (scripts/test.sh builds it before pytest); when it is missing, the test builds
 it into a temporary folder the same way. Every request that leaves the site's
 files is refused: the pages must work offline, as the course does. The test
-checks that the cause catalogue lists every declared cause, that a cause page
-is reached from it, that a course notebook's page holds the graph its
+checks that the cause catalogue lists every cause code, that a cause page is
+reached from it by its code and shows its example's finding, executed at build
+time with the code at its end, that a course notebook's page holds the graph its
 ``%%tape`` cell drew (an SVG, executed at build time), and that Getting
 started shows its cells' outputs. Screenshots go to $ARTIFACTS_DIR
 (``site-causes.png``, ``site-cause-page.png``, ``site-course.png``).
@@ -68,15 +69,19 @@ def test_a_reader_finds_every_cause_and_the_course_graphs(site, tmp_path):
         expect(page.locator("h1")).to_contain_text("The cause catalogue")
         listed = page.locator("article table td:first-child a code")
         expect(listed).to_have_count(len(REGISTRY))
-        assert sorted(listed.all_inner_texts()) == sorted(REGISTRY)
+        codes = sorted(c.code for c in REGISTRY.values())
+        assert sorted(listed.all_inner_texts()) == codes
         page.screenshot(path=str(ARTIFACTS / "site-causes.png"), full_page=True)
 
-        # A cause page, reached by its link: its name and its meaning.
-        page.locator("article table a", has_text="not_watched").first.click()
-        expect(page).to_have_url(re.compile(r"causes/not_watched\.html$"))
-        expect(page.locator("h1")).to_have_text(re.compile(r"not_watched"))
-        meaning = REGISTRY["not_watched"].doc
-        expect(page.locator("article")).to_contain_text(meaning[1:])
+        # A cause page, reached by its code: its meaning, and its example as
+        # executed when the site was built, whose finding ends with the code.
+        cause = REGISTRY["not_watched"]
+        page.locator("article table a", has_text=cause.code).first.click()
+        expect(page).to_have_url(re.compile(rf"causes/{cause.code}\.html$"))
+        expect(page.locator("h1")).to_contain_text(cause.code)
+        expect(page.locator("article")).to_contain_text(cause.doc[1:])
+        output = page.locator(".cell_output", has_text=f"[{cause.code}]")
+        expect(output.first).to_contain_text("c: None because")
         page.screenshot(path=str(ARTIFACTS / "site-cause-page.png"), full_page=True)
 
         # A course notebook, executed when the site was built: the first

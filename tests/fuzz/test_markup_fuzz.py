@@ -119,7 +119,7 @@ FIELDS = (
     "name_w", "name_h", "name_y_hat", "name_loss", "variable_b", "dtype_w",
     "dtype_h", "op_matmul", "op_add", "preview_w", "preview_b", "result_preview",
     "result_dtype", "code_2", "code_3", "tape", "label", "where", "via", "error",
-    "escape", "finding_message", "finding_fix", "finding_code",
+    "escape", "finding_message", "finding_fix", "finding_line_text",
 )  # fmt: skip
 
 
@@ -174,7 +174,7 @@ def hostile_graph(text: dict[str, str]) -> tuple[Graph, tuple[Finding, ...]]:
         op="op2",
         op_name=text["op_add"],
         line=3,
-        code=text["finding_code"],
+        line_text=text["finding_line_text"],
     )
     return graph, (finding,)
 

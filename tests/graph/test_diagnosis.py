@@ -599,7 +599,7 @@ def test_buggy_cell_is_explained(ip, name):
     check_sentences(finding, tuple(explain_listener(ip.user_ns["tape"]).lines))
     if case.line is not None:
         text = explain_listener(ip.user_ns["tape"]).lines[case.line - 1].strip()
-        assert finding.code == text
+        assert finding.line_text == text
         assert f"at line {case.line}" in finding.message
     # The gradient the magic or the cell computed is None, as in TensorFlow.
     if case.severity == "error" and "grads" in ip.user_ns:
@@ -793,7 +793,7 @@ def test_assert_no_none_gradients_lists_the_findings(ip):
         tapemagic.assert_no_none_gradients(tape)
     text = str(err.value)
     assert text.startswith("1 gradient is None:\n- b: None because b was converted")
-    assert text.endswith("Keep b a tensor: b_np = b.")
+    assert text.endswith("Keep b a tensor: b_np = b. [TM004]")
     tapemagic.assert_no_none_gradients(tape, ip.user_ns["loss"], ip.user_ns["w"])
     graph = graph_from_tape(tape)
     with pytest.raises(AssertionError, match="b: None because"):
@@ -829,7 +829,7 @@ def test_explain_in_plain_python_uses_the_callers_names():
     assert t.gradient(loss, c) is None
     (finding,) = t.explain()
     assert finding.source == "c" and finding.target == "loss"
-    assert finding.line == line and finding.code == "loss = w * c"
+    assert finding.line == line and finding.line_text == "loss = w * c"
     assert finding.message == (
         f"c: None because c is a plain tensor (not a tf.Variable) and was never "
         f"watched, so the tape did not record its use at line {line} "
@@ -874,9 +874,11 @@ def test_findings_print_as_sentences_and_escaped_html(ip):
     run(ip, "%%tape --target loss --sources c\n"
             "c = tf.constant(2.0)\nloss = c * c")  # fmt: skip
     found = explain(ip)
-    assert str(found) == str(found[0]) == f"{found[0].message} {found[0].fix}"
+    assert str(found) == str(found[0]) == (f"{found[0].message} {found[0].fix} [TM020]")
+    assert found[0].cause_code == "TM020"
     assert pretty(found) == str(found)
     assert found._repr_html_().startswith('<ul class="tapemagic-findings">')
+    assert "<code>[TM020]</code>" in found._repr_html_()
     odd = Finding("<b>", "y", "not_watched", "<b>: None because <script>.", "Fix.")
     html = Findings([odd])._repr_html_()
     assert "<script>" not in html and "&lt;script&gt;" in html
@@ -897,7 +899,7 @@ def test_text_summary_shows_each_finding_with_its_fix(ip):
     lines = text.splitlines()
     start = lines.index("Why, and what to do:")
     assert lines[start + 1].startswith("  b: None because b was converted")
-    assert lines[start + 2] == "    -> Keep b a tensor: b_np = b."
+    assert lines[start + 2] == "    -> Keep b a tensor: b_np = b. [TM004]"
 
 
 # -- hand-made graph models: the reasoning without the engine -----------------------
@@ -954,7 +956,7 @@ def test_model_escape_link_names_the_copy():
         2,
         None,
     )
-    assert finding.code == "b_np = b.numpy()"
+    assert finding.line_text == "b_np = b.numpy()"
     assert finding.target == "loss" and finding.target_id == "t4"
     # The model alone, through JSON and back, gives the same answer.
     again = Graph.from_json(json.dumps(graph.to_dict()))

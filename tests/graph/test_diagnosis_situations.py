@@ -190,7 +190,7 @@ def test_a_target_that_is_not_a_tensor_is_explained_under_the_failing_cell(ip):
         "Keep it a tensor: losses.append(tf.reduce_sum(x[row] * w[:, 0]))."
     )
     # The cell's error carries the same sentences, under its traceback.
-    assert f"{finding.message} {finding.fix}" in error.__notes__
+    assert str(finding) in error.__notes__ and f"[{finding.cause_code}]" in str(finding)
     # The fix, pasted: a list of tensors is a fine target (their sum).
     run_all(ip, ["%%tape\nlosses = []\nfor row in range(3):\n"
                  "    losses.append(tf.reduce_sum(x[row] * w[:, 0]))\n"
@@ -208,7 +208,7 @@ def test_a_target_option_that_is_not_a_tensor_says_where_it_became_a_number(ip):
     message = str(error)
     assert message.startswith("--target 'loss' is -7.5 of type 'float', not a tensor")
     assert "float() at line 2 (loss = float(tf.reduce_sum(x @ w))) turned it" in message
-    assert message.endswith("Keep it a tensor: loss = tf.reduce_sum(x @ w).")
+    assert message.endswith("Keep it a tensor: loss = tf.reduce_sum(x @ w). [TM003]")
     (finding,) = explain(ip)  # the view keeps the refused call
     assert (finding.cause, finding.line) == ("target_not_tensor", 2)
     # The fix, pasted, gives the gradient.

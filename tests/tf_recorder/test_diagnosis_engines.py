@@ -115,7 +115,7 @@ def test_buggy_cell_is_explained(ip, engine, name):
     check_sentences(finding, tuple(lines))
     if case.line is not None:
         assert f"at line {case.line}" in finding.message
-        assert finding.code == lines[case.line - 1].strip()
+        assert finding.line_text == lines[case.line - 1].strip()
     # The gradient is None, as TensorFlow says: for an error. A note (a source
     # that is the target) explains a gradient that is there (all ones).
     if case.severity == "error" and "grads" in ip.user_ns:

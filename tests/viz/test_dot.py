@@ -132,7 +132,7 @@ NUMPY_COPY = Finding(
     op="op2",
     op_name="add",
     line=3,
-    code="y_hat = h + b.numpy()",
+    line_text="y_hat = h + b.numpy()",
 )
 
 

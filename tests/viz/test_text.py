@@ -85,7 +85,7 @@ def test_summary_of_sources_gradients_and_nones():
         "Why, and what to do:",
         "  b: None because loss, computed at line 4, does not depend on b: nothing "
         "computed from b leads to loss.",
-        "    -> Use b when computing loss, or leave b out of the sources.",
+        "    -> Use b when computing loss, or leave b out of the sources. [TM013]",
     ]
 
 
@@ -161,7 +161,7 @@ def test_findings_given_are_listed_with_their_fix():
         "Why, and what to do:",
         "  w: the gradient holds NaN because log at line 3 is infinite for some "
         "elements.",
-        "    -> Make the input of log safe.",
+        "    -> Make the input of log safe. [TM017]",
     ]
     assert "Why" not in render_text(graph, findings=())
 

@@ -145,11 +145,15 @@ def test_gradients_table_flags_none_with_its_finding_and_fix():
         '<span style="color:#6b7280">by %%tape --target loss --sources w,b</span>'
     ) in markup
     rows, classes = table_rows(markup)
-    assert rows == [
+    assert rows[:2] == [
         ["source", "gradient", "why"],
         ["w", "float32 (2, 1) [[ 9.], [12.]]", ""],
-        ["b", "None", f"{NUMPY_COPY.message} Fix: {NUMPY_COPY.fix}"],
     ]
+    assert rows[2][:2] == ["b", "None"]
+    # The finding, its fix, then its code, which opens the code's page.
+    assert rows[2][2].startswith(
+        f"{NUMPY_COPY.message} Fix: {NUMPY_COPY.fix} TM004 copied out of the engine"
+    )
     assert classes[2] == "tm-gradient-row tm-none"
     # Without findings the None is still flagged, with nothing to explain it.
     rows, _ = table_rows(gradients_html(small_graph()))
@@ -476,3 +480,21 @@ def test_no_expand_control_without_a_gradient_inside_the_tape():
     w = TapeWidget(small_graph(), (NUMPY_COPY,))
     controls = w._tabs.children[0].children[0]
     assert w._expand not in controls.children
+
+
+def test_a_finding_code_opens_its_page_offline_with_a_link(monkeypatch):
+    from tapemagic.graph.pages import PAGES
+    from tapemagic.viz.codes import code_page_html
+
+    monkeypatch.setenv("TAPEMAGIC_DOCS_URL", "https://course.example.org/tm")
+    markup = TapeWidget(small_graph(), (NUMPY_COPY,))._gradients.value
+    # A <details> per finding: its summary is the code, its body the page's
+    # text held in the widget itself (no request needed), then the site's link.
+    assert markup.count('<details class="tm-code-page">') == 1
+    assert code_page_html(NUMPY_COPY) in markup
+    page = PAGES["TM004"]
+    body = html.unescape(re.sub(r"<[^>]+>", "", code_page_html(NUMPY_COPY)))
+    for part in (page.seen, page.why, page.fix):
+        assert part.replace("`", "") in body
+    assert page.example[1] in body
+    assert '<a href="https://course.example.org/tm/causes/TM004.html"' in markup

@@ -72,6 +72,7 @@ def _swapped_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "swapped_arguments",
+    code="TM001",
     doc="the target and the sources of the gradient call are swapped",
     detect=[Detector("call", 10, _find_swapped)],
     words=_swapped_words,
@@ -114,6 +115,7 @@ def _source_is_target_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "source_is_target",
+    code="TM002",
     doc="a source is the target itself (its gradient is ones)",
     detect=[Detector("call", 20, _find_source_is_target)],
     words=_source_is_target_words,
@@ -231,6 +233,7 @@ def _assigning_line(
 
 declare_cause(
     "target_not_tensor",
+    code="TM003",
     doc="the target given to the gradient call is not a tensor (a Python or "
     "NumPy number, a list of them)",
     detect=[Detector("call", 30, _find_target_not_tensor)],

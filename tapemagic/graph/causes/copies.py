@@ -140,6 +140,7 @@ def _copy_fix(w: Words, b: Break, value: str) -> str:
 
 declare_cause(
     "numpy_copy",
+    code="TM004",
     doc="copied out of the engine (.numpy(), np.asarray, float(), "
     "tf.constant(var)) and used again as a new constant",
     detect=[
@@ -197,6 +198,7 @@ def _numpy_result_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "numpy_result",
+    code="TM005",
     doc="a result computed from the source came back as NumPy values "
     "(model.predict, a library returning arrays)",
     detect=[Detector("unlinked", 15, _find_numpy_result)],
@@ -242,6 +244,7 @@ def _variable_copy_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "variable_copy",
+    code="TM006",
     doc="a new tf.Variable made from a tensor computed from the source",
     detect=[Detector("cut", 25, _find_variable_copy)],
     words=_variable_copy_words,
@@ -304,6 +307,7 @@ def _python_number_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "python_number",
+    code="TM007",
     doc="a Python number where a tensor was needed",
     detect=[Detector("unlinked", 20, _find_python_twin)],
     words=_python_number_words,
@@ -326,7 +330,7 @@ def _assign_cut_words(w: Words, b: Break) -> tuple[str, str]:
     variable = w.name(assign.variable)
     method = "assign"
     for name in ("assign_add", "assign_sub"):
-        if f".{name}(" in (w.facts.code(b.line) or ""):
+        if f".{name}(" in (w.facts.line_text(b.line) or ""):
             method = name
     return (
         f"the path from {w.source} to {w.target} goes through "
@@ -339,6 +343,7 @@ def _assign_cut_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "assign_cut",
+    code="TM008",
     doc="a Variable's value was replaced with assign*() inside the tape",
     detect=[Detector("cut", 40, _find_assign_cut)],
     words=_assign_cut_words,

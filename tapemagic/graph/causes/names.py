@@ -85,6 +85,7 @@ def _anonymous(name: str) -> bool:
 
 declare_cause(
     "rebound_variable",
+    code="TM009",
     doc="a Variable name rebound to a plain tensor (w = w - lr * g)",
     detect=[Detector("watch", 10, _find_rebound)],
     words=_rebound_variable_words,
@@ -177,6 +178,7 @@ def _rebound_name_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "rebound_name",
+    code="TM010",
     doc="a name rebound in the cell (to a new Variable, a number) while the "
     "sources still hold its old value",
     detect=[Detector("unlinked", 5, _find_rebound_name)],
@@ -225,6 +227,7 @@ def _remade_variable_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "remade_variable",
+    code="TM011",
     doc="the source name was bound to a new Variable after the tape read the old "
     "one (its cell run again)",
     detect=[Detector("unlinked", 6, _find_remade)],
@@ -263,6 +266,7 @@ def _non_trainable_weight_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "non_trainable_weight",
+    code="TM012",
     doc="a non-trainable Keras weight among the sources (model.weights)",
     detect=[Detector("unlinked", 80, _find_non_trainable_weight)],
     words=_non_trainable_weight_words,
@@ -297,6 +301,7 @@ def _not_connected_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "not_connected",
+    code="TM013",
     doc="the target does not depend on the source at all",
     detect=[
         Detector("unlinked", 90, _find_unrelated),

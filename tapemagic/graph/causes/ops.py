@@ -43,6 +43,7 @@ def _integer_cast_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "integer_cast",
+    code="TM014",
     doc="cast to an integer or bool dtype on the way to the target",
     detect=[Detector("cut", 20, _find_integer_cast)],
     words=_integer_cast_words,
@@ -191,6 +192,7 @@ def _non_differentiable_fix(name: str) -> str:
 
 declare_cause(
     "non_differentiable",
+    code="TM015",
     doc="went through an op with no gradient (argmax, round, "
     "floor, comparisons, the condition of where, ...)",
     detect=[
@@ -223,6 +225,7 @@ def _stop_gradient_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "stop_gradient",
+    code="TM016",
     doc="went through tf.stop_gradient",
     detect=[Detector("cut", 10, _find_stop_gradient)],
     words=_stop_gradient_words,
@@ -321,6 +324,7 @@ _SAFE_SPELLINGS = {
 
 declare_cause(
     "nan_gradient",
+    code="TM017",
     doc="the gradient exists but holds NaN or Inf",
     detect=[Detector("nan", 10, _find_nan)],
     words=_nan_gradient_words,

@@ -124,6 +124,7 @@ def _outside_tape_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "outside_tape",
+    code="TM018",
     doc="computed before the tape started or after it stopped",
     detect=[
         Detector("unlinked", 30, _find_made_outside),
@@ -171,6 +172,7 @@ def _stop_recording_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "stop_recording",
+    code="TM019",
     doc="computed inside tape.stop_recording()",
     detect=[
         Detector("recording", 30, _find_paused_op),

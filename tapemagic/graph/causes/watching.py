@@ -87,6 +87,7 @@ def _not_watched_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "not_watched",
+    code="TM020",
     doc="a constant (or other tensor) that the tape never watched",
     detect=[
         Detector("watch", 50, _find_watch_after_request),
@@ -121,6 +122,7 @@ def _not_trainable_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "not_trainable",
+    code="TM021",
     doc="a Variable made with trainable=False, never watched",
     detect=[Detector("watch", 20, _find_not_trainable)],
     words=_not_trainable_words,
@@ -211,6 +213,7 @@ def _watched_before_made_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "watched_before_made",
+    code="TM022",
     doc="tape.watch ran before the variable existed (a Keras layer not built yet)",
     detect=[Detector("watch", 25, _find_watched_before_made)],
     words=_watched_before_made_words,
@@ -248,6 +251,7 @@ def _watch_accessed_off_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "watch_accessed_off",
+    code="TM023",
     doc="watch_accessed_variables=False and no tape.watch()",
     detect=[Detector("watch", 30, _find_watch_accessed_off)],
     words=_watch_accessed_off_words,
@@ -347,6 +351,7 @@ def _as_floats(text: str | None) -> str | None:
 
 declare_cause(
     "integer_source",
+    code="TM024",
     doc="the source has an integer dtype",
     detect=[Detector("source", 10, _find_integer_source)],
     words=_integer_source_words,
@@ -431,6 +436,7 @@ def _wrong_tape_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "wrong_tape",
+    code="TM025",
     doc="the gradient was asked on another tape, or after reset()",
     detect=[
         Detector("watch", 40, _find_watch_reset),

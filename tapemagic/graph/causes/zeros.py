@@ -135,6 +135,7 @@ def _zero_gradient_words(w: Words, b: Break) -> tuple[str, str]:
 
 declare_cause(
     "zero_gradient",
+    code="TM026",
     doc="the gradient is all zeros: the op that zeroed it (a note)",
     detect=[Detector("zero", 10, _find_zeroing_op)],
     words=_zero_gradient_words,
