@@ -5,7 +5,8 @@
 its one-line meaning. The page's text is :mod:`tapemagic.graph.pages`; the
 site (``docs/causes/TM003.md``) is generated from the same text, at the
 address :func:`page_url` gives, under the base URL of one setting, the
-environment variable ``TAPEMAGIC_DOCS_URL``.
+environment variable ``TAPEMAGIC_DOCS_URL`` (where the site is served: a
+course's own copy; unset, pages carry their text and no link).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from .cause import BY_CODE, REGISTRY, RETIRED, Cause
 from .pages import PAGES
 
 __all__ = [
-    "DEFAULT_DOCS_URL",
     "DOCS_URL_VARIABLE",
     "SEVERITY_WORDS",
     "CausePage",
@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 DOCS_URL_VARIABLE = "TAPEMAGIC_DOCS_URL"
-DEFAULT_DOCS_URL = "https://tapemagic.readthedocs.io/en/latest"
 
 # What each severity means, in a code's page.
 SEVERITY_WORDS = {
@@ -40,10 +39,11 @@ SEVERITY_WORDS = {
 }
 
 
-def page_url(code: str) -> str:
+def page_url(code: str) -> str | None:
     """The address of ``code``'s page on the site: the base URL (the
-    environment variable ``TAPEMAGIC_DOCS_URL``, else :data:`DEFAULT_DOCS_URL`)
-    and ``causes/<code>.html``.
+    environment variable ``TAPEMAGIC_DOCS_URL``) and ``causes/<code>.html``;
+    None while the variable is unset (the site is built by ``scripts/docs.sh``
+    and served wherever a course puts it).
 
     Example:
         >>> import os
@@ -51,9 +51,11 @@ def page_url(code: str) -> str:
         >>> page_url("TM003")
         'http://localhost:8000/causes/TM003.html'
         >>> del os.environ["TAPEMAGIC_DOCS_URL"]
+        >>> page_url("TM003") is None
+        True
     """
-    base = os.environ.get(DOCS_URL_VARIABLE, "").strip() or DEFAULT_DOCS_URL
-    return f"{base.rstrip('/')}/causes/{code}.html"
+    base = os.environ.get(DOCS_URL_VARIABLE, "").strip()
+    return f"{base.rstrip('/')}/causes/{code}.html" if base else None
 
 
 def cause_of(code: str) -> Cause:
@@ -102,7 +104,7 @@ class CausePage:
     Attributes:
         code: the code, e.g. ``"TM003"``.
         markdown: the page's text.
-        url: its address on the site.
+        url: its address on the site (None when ``TAPEMAGIC_DOCS_URL`` is unset).
     """
 
     def __init__(self, code: str) -> None:
@@ -111,13 +113,22 @@ class CausePage:
         self.url = page_url(self.code)
 
     def __str__(self) -> str:
-        return f"{self.markdown}\nOn the site: {self.url}"
+        return self.markdown + (f"\nOn the site: {self.url}" if self.url else "")
 
     def __repr__(self) -> str:
         return str(self)
 
     def _repr_markdown_(self) -> str:
-        return f"{self.markdown}\n[On the site]({self.url})\n"
+        link = f"\n[On the site]({self.url})" if self.url else ""
+        return f"{self.markdown}{link}\n"
+
+
+def _linked(code: str) -> str:
+    """``code`` as HTML, a link to its page where the site has an address."""
+    url = page_url(code)
+    if url is None:
+        return f"<code>{code}</code>"
+    return f'<a href="{html.escape(url)}" target="_blank"><code>{code}</code></a>'
 
 
 class CodeList:
@@ -140,8 +151,7 @@ class CodeList:
 
     def _repr_html_(self) -> str:
         rows = "".join(
-            f'<tr><td><a href="{html.escape(page_url(code))}" target="_blank">'
-            f"<code>{code}</code></a></td><td>{html.escape(doc)}</td></tr>"
+            f"<tr><td>{_linked(code)}</td><td>{html.escape(doc)}</td></tr>"
             for code, doc in self.rows
         )
         return (

@@ -51,12 +51,17 @@ def code_page_html(finding: Finding) -> str:
         f'<div style="margin-top:4px"><b>{title}</b><div>{text}</div></div>'
         for title, text in sections
     )
-    url = html.escape(page_url(code))
+    url = page_url(code)
+    link = (
+        f'<div style="margin-top:4px"><a href="{html.escape(url)}" target="_blank" '
+        f'rel="noopener">{code} on the site</a></div>'
+        if url
+        else ""
+    )
     return (
         '<details class="tm-code-page">'
         f'<summary style="cursor:pointer"><code class="tm-code">{code}</code> '
         f"{html.escape(cause.doc)}</summary>"
         f'<div style="padding:4px 8px;border-left:2px solid #ccc">{body}'
-        f'<div style="margin-top:4px"><a href="{url}" target="_blank" '
-        f'rel="noopener">{code} on the site</a></div></div></details>'
+        f"{link}</div></details>"
     )

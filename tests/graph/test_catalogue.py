@@ -50,9 +50,8 @@ def test_explain_code_prints_the_page_and_lists_the_codes(monkeypatch):
     monkeypatch.delenv("TAPEMAGIC_DOCS_URL", raising=False)
     page = tapemagic.explain_code("tm020")
     assert page.code == "TM020" and "tape.watch(c)" in page.markdown
-    assert page._repr_markdown_().endswith(
-        "[On the site](https://tapemagic.readthedocs.io/en/latest/causes/TM020.html)\n"
-    )
+    # No site address set: the page's text, and no link to nowhere.
+    assert page.url is None and "On the site" not in page._repr_markdown_()
     assert "<code>TM020</code>" in tapemagic.explain_code()._repr_html_()
     listing = str(tapemagic.explain_code())
     assert len(listing.splitlines()) == len(REGISTRY) + 1
@@ -65,7 +64,14 @@ def test_explain_code_prints_the_page_and_lists_the_codes(monkeypatch):
 def test_the_site_base_url_is_one_setting(monkeypatch):
     monkeypatch.setenv("TAPEMAGIC_DOCS_URL", "https://example.org/docs/")
     assert page_url("TM003") == "https://example.org/docs/causes/TM003.html"
-    assert explain_code("TM003").url == page_url("TM003")
+    page = explain_code("TM003")
+    assert page.url == page_url("TM003")
+    assert page._repr_markdown_().endswith(
+        "[On the site](https://example.org/docs/causes/TM003.html)\n"
+    )
+    assert 'href="https://example.org/docs/causes/TM003.html"' in (
+        explain_code()._repr_html_()
+    )
 
 
 @pytest.fixture(scope="module")

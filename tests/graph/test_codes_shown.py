@@ -51,7 +51,9 @@ def _svg_titles(svg: str) -> str:
 
 
 @pytest.mark.parametrize("name", sorted(TRIGGERS))
-def test_a_finding_shows_its_code_in_every_view(ip, name):
+def test_a_finding_shows_its_code_in_every_view(ip, name, monkeypatch):
+    # where a course serves the site: the page then links to it
+    monkeypatch.setenv("TAPEMAGIC_DOCS_URL", "https://example.org/docs")
     cells, call, source = TRIGGERS[name]
     code = REGISTRY[name].code
     with warnings.catch_warnings():
@@ -74,7 +76,7 @@ def test_a_finding_shows_its_code_in_every_view(ip, name):
     assert f"[{code}]" in render_text(graph, findings)
     widget = TapeWidget(graph, findings)
     assert f'<code class="tm-code">{code}</code>' in widget._gradients.value
-    assert f"causes/{code}.html" in widget._gradients.value
+    assert f"https://example.org/docs/causes/{code}.html" in widget._gradients.value
     assert f'<code class="tm-code">{code}</code>' in static_html(graph, findings)
     # The break node's tooltip (the op where the path broke, else the source),
     # where that node is drawn on its own.
