@@ -20,6 +20,7 @@ from .model import (
     Binding,
     Cell,
     Edge,
+    EdgeGradient,
     Escape,
     GradientRequest,
     GradientResult,
@@ -172,6 +173,7 @@ class _Builder:
                 for name, value, kind, previous, python_type in log.named.bindings
             ),
             gradient_values=self._gradient_values(),
+            edge_gradients=self._edge_gradients(),
             previews=self._previews(sources),
         )
 
@@ -188,6 +190,25 @@ class _Builder:
             found.append(
                 GradientValue(
                     f"g{number + 1}", vid[key], op, tuple(int(d) for d in shape), norm
+                )
+            )
+        return tuple(found)
+
+    def _edge_gradients(self) -> tuple[EdgeGradient, ...]:
+        log, vid = self.log, self.vid
+        found = []
+        for number, key, shape, norm, input_key in log.asked.edges:
+            seq = log.values[key][3] if key in log.values else None
+            op = self.op_ids.get(seq) if seq is not None else None
+            if op is None or input_key not in vid:
+                continue
+            found.append(
+                EdgeGradient(
+                    f"g{number + 1}",
+                    vid[input_key],
+                    op,
+                    tuple(int(d) for d in shape),
+                    norm,
                 )
             )
         return tuple(found)

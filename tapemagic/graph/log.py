@@ -546,6 +546,7 @@ class ExplainLog(Listener):
     def on_cotangents(self, event: CotangentsReached) -> None:
         """The backward sweep reached these ops with these cotangents."""
         self.asked.reached(event.reached, self.values)
+        self.asked.flowed(event.flowed, self.values)
 
     def _ids(self, refs: tuple) -> tuple:
         ids = []

@@ -34,6 +34,8 @@ ran in; ``None`` when unknown. ``seq`` orders every event of one log.
 - ``gradient_values``: :class:`GradientValue`, the shape and norm of the
   cotangent reaching each op's output during each request's backward sweep (in
   sweep order), and of each source's gradient.
+- ``edge_gradients``: :class:`EdgeGradient`, the shape and norm of the
+  cotangent each swept op passed to each of its inputs: an edge's own share.
 - ``previews``: :class:`Preview`, a short text of each source's value.
 """
 
@@ -57,6 +59,7 @@ __all__ = [
     "Escape",
     "GradientRequest",
     "GradientResult",
+    "EdgeGradient",
     "GradientValue",
     "Graph",
     "OpNode",
@@ -361,6 +364,26 @@ class GradientValue:
 
 
 @dataclass(frozen=True)
+class EdgeGradient:
+    """The cotangent an op passed back to one input while a request swept:
+    what flows along the edge from the input to the op.
+
+    Attributes:
+        request: the gradient request's id (``"g1"``).
+        value: the input's value id.
+        op: the op that passed it.
+        shape: the cotangent's shape (leading batch axes for a jacobian).
+        norm: its Frobenius norm; NaN or inf when it holds NaN or inf.
+    """
+
+    request: str
+    value: str
+    op: str
+    shape: tuple[int, ...]
+    norm: float
+
+
+@dataclass(frozen=True)
 class Preview:
     """A short text of a value (``"[[0.5], [-1.]]"``), elided past 8 items."""
 
@@ -456,6 +479,7 @@ class Graph:
     tape_events: tuple[TapeEvent, ...] = ()
     bindings: tuple[Binding, ...] = ()
     gradient_values: tuple[GradientValue, ...] = ()
+    edge_gradients: tuple[EdgeGradient, ...] = ()
     previews: tuple[Preview, ...] = ()
     version: int = SCHEMA_VERSION
 

@@ -159,6 +159,11 @@ class ViewPlan:
         # The last cotangent each value got (a chunked jacobian sweeps twice).
         self.gvalues = {gv.value: gv for gv in self.steps}
         self.swept = {gv.op for gv in self.steps if gv.op is not None}
+        # What each swept op passed back to each input: an edge's own share.
+        chosen = self.request.id if self.request is not None else None
+        self.shares = {
+            (eg.value, eg.op): eg for eg in graph.edge_gradients if eg.request == chosen
+        }
         self.step = max(0, min(int(step), len(self.steps)))
         self.hidden: list[tuple[str, int]] = []
         self._decide()

@@ -17,6 +17,7 @@ from tapemagic.graph.findings import Finding
 from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     Cell,
+    EdgeGradient,
     Escape,
     GradientRequest,
     GradientResult,
@@ -113,6 +114,12 @@ def small_graph(**changes) -> Graph:
             GradientValue("g1", "t6", "op2", (3, 1), SQRT3),
             GradientValue("g1", "t3", "op1", (3, 1), SQRT3),
             GradientValue("g1", "t1", None, (2, 1), 15.0),
+        ),
+        # what each op passed back to each input: the edges' own cotangents
+        edge_gradients=(
+            EdgeGradient("g1", "t6", "op4", (3, 1), SQRT3),
+            EdgeGradient("g1", "t3", "op2", (3, 1), SQRT3),
+            EdgeGradient("g1", "t1", "op1", (2, 1), 15.0),
         ),
         previews=(Preview("t1", "[[ 0.5], [-1. ]]"), Preview("t4", "[0.25]")),
     )  # fmt: skip
@@ -805,6 +812,10 @@ def nested_graph(**changes) -> Graph:
             GradientValue("g2", "t9", "op5", (), 1.0),
             GradientValue("g2", "t8", "op4", (), 3.0),
             GradientValue("g2", "t1", None, (), 6.0),
+        ),
+        edge_gradients=(
+            EdgeGradient("g2", "t8", "op5", (), 3.0),
+            EdgeGradient("g2", "t1", "op4", (), 6.0),
         ),
         previews=(Preview("t1", "1."),),
     )  # fmt: skip
