@@ -344,7 +344,7 @@ class _Builder:
             else:
                 watched = seq > last_reset and log.values[key][2].kind in "fc"
             kind = "variable" if is_variable else "tensor"
-            found[key] = Source(vid[key], kind, watched, "watch", e[4])
+            found[key] = Source(vid[key], kind, watched, "watch", e[4], e[6])
         # Trainable variables read while recording, watched on access.
         for key in watching:
             if key in found or key not in vid:

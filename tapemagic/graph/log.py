@@ -25,7 +25,7 @@ turns it into the plain graph model. Entries (``seq`` is the index in
     ("escape", value_id, how, line, state)  # how "variable": a new variable's copy
     ("variable", variable_id, initial_id_or_None, python_type, line, state)
     ("assign", variable_id, value_id_or_None, python_type, line, state)
-    ("watch", tape_number, value_id, is_variable, line, state)
+    ("watch", tape_number, value_id, is_variable, line, state, via)
     ("tape", event, line)            # start, stop, pause, reset of the log's tape
     ("gradient", request_number)     # the request itself is in ``requests``
 
@@ -449,8 +449,9 @@ class ExplainLog(Listener):
                 self.tape_number(event.tape),
                 item.id,
                 item.variable is not None,
-                self._line(),
+                None if self.via is not None else self._line(),
                 self.state,
+                self.via,  # %%tape's --watch, or None for a tape.watch call
             )
         )
 

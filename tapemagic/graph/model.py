@@ -210,6 +210,8 @@ class Source:
             ``watch_accessed_variables``), ``"watch"`` (``tape.watch``), or
             ``"none"`` (never watched).
         line: where it was watched (the read or the ``watch`` call).
+        via: for ``how == "watch"``, the ``%%tape`` option that watched it
+            (``"--watch image"``), or None for a ``tape.watch`` call.
     """
 
     value: str
@@ -217,6 +219,7 @@ class Source:
     watched: bool
     how: str
     line: int | None = None
+    via: str | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,9 @@ Visual language (every colour and shape is in :data:`STYLE`):
 - ops are rounded boxes showing op, shape, dtype and cell line; ops and edges
   on a path from a source to a target are blue;
 - the op where a finding says a path breaks is red, with the finding's short
-  text; a source whose gradient is None has a red border;
+  text, unless a gradient flowed through it (``w * x`` with ``x`` unwatched:
+  the finding is drawn on ``x``); a source whose gradient is None has a red
+  border;
 - unwatched inputs (constants, NumPy arrays, Python numbers, tensors from
   before the tape) are grey ellipses;
 - ops the tape did not record are dashed, and so are their edges; a value that

@@ -230,19 +230,27 @@ def write_finding_lines(findings) -> list[str]:
 
 
 def describe_watch(
-    how: str, watched: bool, line: int | None, trainable: bool | None
+    how: str,
+    watched: bool,
+    line: int | None,
+    trainable: bool | None,
+    via: str | None = None,
 ) -> str:
-    """How a source was watched, for its node.
+    """How a source was watched, for its node (``via``: the ``%%tape`` option
+    that watched it, if one did).
 
     Example:
         >>> describe_watch("accessed", True, 2, False)
         'watched when read · line 2 · trainable=False'
+        >>> describe_watch("watch", True, None, None, "--watch image")
+        '%%tape --watch'
     """
     at = f" · line {line}" if line is not None else ""
+    caller = "%%tape --watch" if via is not None else "tape.watch"
     if how == "accessed":
         text = f"watched when read{at}"
     elif how == "watch":
-        text = f"tape.watch{at}" if watched else f"tape.watch: not watchable{at}"
+        text = f"{caller}{at}" if watched else f"{caller}: not watchable{at}"
     else:
         text = "not watched"
     if trainable is False:

@@ -159,7 +159,8 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
         if source.how == "accessed":
             how = "read while recording"
         elif source.how == "watch":
-            how = "tape.watch" if source.watched else "tape.watch (not watchable)"
+            caller = "%%tape --watch" if source.via is not None else "tape.watch"
+            how = caller if source.watched else f"{caller} (not watchable)"
         else:
             how = "not watched"
         if source.line is not None:

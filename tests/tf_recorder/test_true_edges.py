@@ -64,3 +64,43 @@ def test_each_edge_carries_its_own_cotangent(ip):
     assert into == {"pow": "∂ scalar norm 6", "multiply": "∂ scalar norm 2"}
     # x's whole gradient stays on x's own node.
     assert "∂ ok, norm 8" in nodes[x]["label"]
+
+
+def test_only_the_op_where_a_path_breaks_is_drawn_as_a_break(ip):
+    # notebook 05, cause 1: x is not watched. w's gradient flows through the
+    # multiply, so the multiply is not where x's path breaks: x is.
+    assert ip.run_cell("x = tf.constant(3.0)\nw = tf.Variable(2.0)").success
+    nodes, edges = drawing(ip, "--target y --sources w,x", "y = w * x")
+    breaks = {k for k, n in nodes.items() if "tm-break" in n["class"]}
+    (x,) = [k for k, n in nodes.items() if "<B>x</B>" in n["label"]]
+    assert breaks == {x}
+    assert "✗ not watched at line 2" in nodes[x]["label"]
+    (multiply,) = [k for k, n in nodes.items() if "<B>multiply</B>" in n["label"]]
+    assert nodes[multiply]["class"] == "tm-op tm-path"
+    assert "✗" not in nodes[multiply]["label"]
+    # Where nothing flows through the op (an integer cast), the op is the break.
+    nodes, _ = drawing(
+        ip,
+        "--target y --sources w",
+        "k = tf.cast(w, tf.int32)\ny = tf.cast(k, tf.float32) * 2.0",
+    )
+    breaks = {n["label"].split("<B>")[1].split("</B>")[0] for n in nodes.values()
+              if "tm-break" in n["class"]}  # fmt: skip
+    assert breaks and "multiply" not in breaks
+
+
+def test_watch_option_is_shown_as_what_it_is(ip):
+    # notebook 06: %%tape --watch image, and no tape.watch in the cell.
+    assert ip.run_cell("image = tf.constant([1.0, 2.0])").success
+    nodes, _ = drawing(
+        ip, "--watch image --target y --sources image", "y = tf.reduce_sum(image)"
+    )
+    (image,) = [n for n in nodes.values() if "<B>image</B>" in n["label"]]
+    assert "%%tape --watch" in image["label"]
+    assert "tape.watch" not in image["label"].replace("%%tape --watch", "")
+    # a tape.watch call in the cell is still a tape.watch at its line
+    nodes, _ = drawing(
+        ip, "--target y --sources image", "tape.watch(image)\ny = tf.reduce_sum(image)"
+    )
+    (image,) = [n for n in nodes.values() if "<B>image</B>" in n["label"]]
+    assert "tape.watch · line 2" in image["label"]
