@@ -30,6 +30,7 @@ from .dot_markup import (
     describe_watch,
     escape_label,
     escape_plain,
+    fit_code,
     format_norm,
     has_error,
     write_bold,
@@ -97,6 +98,7 @@ class NodeWriter:
     ) -> None:
         self.names.append(name)
         self.classes.update(css.split())
+        attrs = fit_code(label, attrs)  # a cell line inside the node's border
         self.dot.node(
             name,
             label=label,

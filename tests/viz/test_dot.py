@@ -38,6 +38,7 @@ from tapemagic.viz.dot import (
     render_svg,
     to_dot,
 )
+from tests.viz.svg_boxes import overflows
 
 # -- the small tape every test draws ---------------------------------------------
 #
@@ -1086,3 +1087,19 @@ def test_a_group_lists_its_findings_in_op_order_whatever_the_hash_seed():
     assert source.index("stop gradient at line 2") < source.index(
         "non differentiable at line 2"
     )
+
+
+@pytest.mark.dot
+def test_no_node_label_reaches_past_its_node():
+    # The call node of notebook 03 holds `dy_dx = inner.gradient(y, x)` in a
+    # monospace font that graphviz measures narrower than browsers draw it.
+    for graph in (nested_graph(), small_graph(), loop_graph(50), evil_graph()):
+        for collapse in (None, True):
+            svg = render_svg(build_view(graph, collapse=collapse))
+            assert overflows(svg) == []
+    # The measure itself: without the widened margin, that line overflows.
+    source = build_view(nested_graph()).source
+    bare = re.sub(r'(\tg1 \[.*?) margin="?[0-9.,]+"?', r"\1", source)
+    assert bare != source
+    narrow = graphviz.Source(bare).pipe(format="svg", encoding="utf-8")
+    assert any("dy_dx = inner.gradient(y, x)" in o for o in overflows(narrow))
