@@ -35,7 +35,7 @@ from .model import (
     Value,
     Watch,
 )
-from .previews import preview
+from .previews import preview, summary
 from .recorders import Surface, surface_of
 
 __all__ = ["graph_from_tape"]
@@ -221,12 +221,14 @@ class _Builder:
             key = by_id[source.value]
             var = self.log.variables.get(key)
             if var is not None:
-                text = preview(self.log.recorder.describe(var).value)
+                now = self.log.recorder.describe(var).value
+                text, summed = preview(now), summary(now)
             else:
                 glimpse = self.log.previews.get(key)
                 text = None if glimpse is None else preview(glimpse)
+                summed = self.log.summaries.get(key)
             if text is not None:
-                previews.append(Preview(source.value, text))
+                previews.append(Preview(source.value, text, *(summed or ())))
         return tuple(previews)
 
     def _events(self, kind: str) -> list[tuple[int, tuple]]:

@@ -64,7 +64,7 @@ from .frames import user_location
 from .log_escapes import Escapes
 from .log_names import Bindings
 from .log_requests import Requests
-from .previews import glimpse
+from .previews import glimpse, summary
 from .recorders import ENGINE, Surface
 
 __all__ = ["LIVE_LOGS", "ExplainLog"]
@@ -177,6 +177,8 @@ class ExplainLog(Listener):
         # Small copies of values shown as previews (see glimpse), formatted
         # only when a view asks for them.
         self.previews: dict[int, np.ndarray | str] = {}
+        # (min, max, norm, first values) of the values previewed (previews.summary).
+        self.summaries: dict[int, tuple | None] = {}
         self.shown = 0
         LIVE_LOGS.add(self)
 
@@ -443,6 +445,7 @@ class ExplainLog(Listener):
         item = event.value
         self.see(item)
         self.previews[item.id] = glimpse(item.value)
+        self.summaries[item.id] = summary(item.value)
         self.events.append(
             (
                 "watch",
@@ -540,6 +543,7 @@ class ExplainLog(Listener):
         for item, g in zip(event.sources, results):
             if item is not None:
                 self.previews[item.id] = glimpse(item.value)
+                self.summaries[item.id] = summary(item.value)
                 if g is not None:
                     self.asked.result(number, item.id, g)
         self.asked.flush_norms()

@@ -388,10 +388,22 @@ class EdgeGradient:
 
 @dataclass(frozen=True)
 class Preview:
-    """A short text of a value (``"[[0.5], [-1.]]"``), elided past 8 items."""
+    """A short text of a value (``"[[0.5], [-1.]]"``), elided past 8 items,
+    and a one-line summary of a numeric one.
+
+    Attributes:
+        value: the value id.
+        text: the short text.
+        minimum, maximum, norm: over all its items (None if not numeric).
+        first: its first items, flattened (``"0.5, -1., 0.25, 2., ..."``).
+    """
 
     value: str
     text: str
+    minimum: float | None = None
+    maximum: float | None = None
+    norm: float | None = None
+    first: str | None = None
 
 
 @dataclass(frozen=True)

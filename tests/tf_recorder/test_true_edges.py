@@ -104,3 +104,38 @@ def test_watch_option_is_shown_as_what_it_is(ip):
     )
     (image,) = [n for n in nodes.values() if "<B>image</B>" in n["label"]]
     assert "tape.watch · line 2" in image["label"]
+
+
+def test_sources_tab_summarises_arrays(ip):
+    import re
+
+    from tapemagic.viz.page import sources_html
+
+    setup = (
+        "import numpy as np\n"
+        "W = tf.Variable(np.arange(12.0, dtype='float32').reshape(3, 4) - 5)\n"
+        "x = tf.constant(np.ones((2, 3), 'float32'))\n"
+        "s = tf.constant(2.0)"
+    )
+    assert ip.run_cell(setup).success
+    view = run_tape_cell(
+        ip,
+        "--watch x,s --target y --sources W,x,s --show none",
+        "y = tf.reduce_sum(tf.matmul(x, W)) * s",
+    )
+    graph, findings = view.model()
+    rows = re.findall(
+        r'<tr class="tm-source-row.*?</tr>', sources_html(graph, findings)
+    )
+    by_name = {re.search(r"<b>(.*?)</b>", row).group(1): row for row in rows}
+    w = by_name["W"]
+    # never the whole array on the row: its first values, min, max and norm
+    assert ">-5., -4., -3., -2., ...</code>" in w
+    assert "min -5 · max 6 · norm 12.08" in w
+    assert "6.," not in w.split("</code>")[1]  # the last row only in the tooltip
+    assert ">1., 1., 1., 1., ...</code>" in by_name["x"]
+    assert "min 1 · max 1 · norm 2.449" in by_name["x"]
+    # a scalar shows whole
+    assert "<code>2.</code>" in by_name["s"]
+    # the gradient column keeps a readable width
+    assert "min-width:11em" in w
