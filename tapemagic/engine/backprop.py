@@ -61,28 +61,40 @@ class _Reached(list):
         self.held = 0
 
     def flow(self, ns: Namespace, node: Node, gs: tuple) -> None:
-        """Node ``node`` gave its inputs the cotangents ``gs`` (None: none)."""
-        value = ns.value
-        arrays = tuple([None if g is None else value(g) for g in gs])
-        self.flowed.append(
-            (
-                tuple([o._id for o in node[2]]),
-                tuple([t._id for t in node[1]]),
-                arrays,
-            )
-        )
-        self.held += sum([a.nbytes for a in arrays if a is not None])
-        if len(self) >= _BATCH or self.held >= _HELD_ALONE:
+        """Node ``node`` gave its inputs the cotangents ``gs`` (None: none).
+        Kept as given (values of ``ns``), made an event's tuples when told."""
+        self.flowed.append((node, gs))
+        held = self.held
+        for g in gs:
+            if g is not None:
+                held += (g if ns is ARRAYS else g._value).nbytes
+        self.held = held
+        if len(self) >= _BATCH or held >= _HELD_ALONE:
             self.tell()
 
     def tell(self) -> None:
         if self or self.flowed:
-            event = CotangentsReached(tuple(self), tuple(self.flowed))
+            flowed = tuple(
+                [
+                    (
+                        tuple([o._id for o in node[2]]),
+                        tuple([t._id for t in node[1]]),
+                        tuple([_array(g) for g in gs]),
+                    )
+                    for node, gs in self.flowed
+                ]
+            )
+            event = CotangentsReached(tuple(self), flowed)
             self.clear()
             self.flowed = []
             self.held = 0
             for listener in self.listeners:
                 listener.on_cotangents(event)
+
+
+def _array(g: Any) -> Any:
+    """A cotangent as an array (None stays None)."""
+    return g._value if isinstance(g, Tensor) else g
 
 
 def backward(
