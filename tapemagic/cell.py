@@ -173,7 +173,11 @@ def _run_in_tape(
     try:
         with tape:
             if watch:
-                tape.watch(watch)
+                log.via = f"--watch {args.watch}"  # the watch events' origin
+                try:
+                    tape.watch(watch)
+                finally:
+                    log.via = None
             for code in codes:
                 exec(code, shell.user_global_ns, ns)
     except BaseException as err:  # KeyboardInterrupt too: the tape is still bound

@@ -49,20 +49,52 @@ _HELD_ALONE = 16384
 
 
 class _Reached(list):
-    """The ``(output_ids, cotangent)`` pairs a sweep reached, not yet told."""
+    """The ``(output_ids, cotangent)`` pairs a sweep reached, not yet told, and
+    what each node passed on to its inputs (``flowed``)."""
 
-    __slots__ = ("listeners",)
+    __slots__ = ("flowed", "held", "listeners")
 
     def __init__(self, listeners: list) -> None:
         super().__init__()
         self.listeners = listeners
+        self.flowed: list = []
+        self.held = 0
+
+    def flow(self, ns: Namespace, node: Node, gs: tuple) -> None:
+        """Node ``node`` gave its inputs the cotangents ``gs`` (None: none).
+        Kept as given (values of ``ns``), made an event's tuples when told."""
+        self.flowed.append((node, gs))
+        held = self.held
+        for g in gs:
+            if g is not None:
+                held += (g if ns is ARRAYS else g._value).nbytes
+        self.held = held
+        if len(self) >= _BATCH or held >= _HELD_ALONE:
+            self.tell()
 
     def tell(self) -> None:
-        if self:
-            event = CotangentsReached(tuple(self))
+        if self or self.flowed:
+            flowed = tuple(
+                [
+                    (
+                        tuple([o._id for o in node[2]]),
+                        tuple([t._id for t in node[1]]),
+                        tuple([_array(g) for g in gs]),
+                    )
+                    for node, gs in self.flowed
+                ]
+            )
+            event = CotangentsReached(tuple(self), flowed)
             self.clear()
+            self.flowed = []
+            self.held = 0
             for listener in self.listeners:
                 listener.on_cotangents(event)
+
+
+def _array(g: Any) -> Any:
+    """A cotangent as an array (None stays None)."""
+    return g._value if isinstance(g, Tensor) else g
 
 
 def backward(
@@ -135,7 +167,6 @@ def _sweep(ns: Namespace, relevant: list[Node], grads: dict, source_ids: set[int
                 reached.append(
                     (tuple([o._id for o in outputs]), tuple([value(x) for x in g]))
                 )
-                reached.tell()
         else:
             key = outputs[0]._id
             g = get(key) if key in source_ids else pop(key, None)
@@ -145,14 +176,20 @@ def _sweep(ns: Namespace, relevant: list[Node], grads: dict, source_ids: set[int
             if reached is not None:
                 value = ns.value(g)
                 reached.append(((key,), value))
-                if len(reached) >= _BATCH or value.nbytes >= _HELD_ALONE:
-                    reached.tell()
+                reached.held += value.nbytes
         try:
             if op.batched or not _has_batch_axes(ns, g, out):
-                op.add_gradients(ns, g, out, inputs, params, reach, grads)
+                if reached is None:
+                    op.add_gradients(ns, g, out, inputs, params, reach, grads)
+                else:  # each input's own share, for the listeners
+                    gs = op.gradients(ns, g, out, inputs, params, reach)
+                    _accumulate(grads, zip(inputs, gs), reach)
+                    reached.flow(ns, node, gs)
             else:  # a custom gradient takes one cotangent at a time
                 gs = _looped_vjp(op, g, out, inputs, params, reach)
                 _accumulate(grads, zip(inputs, gs), reach)
+                if reached is not None:
+                    reached.flow(ns, node, gs)
         except ValueError:
             if not on_arrays:
                 raise

@@ -292,9 +292,15 @@ class CotangentsReached(NamedTuple):
         reached: ``(output_ids, cotangent)`` pairs: the ids of an op's outputs
             and the array arriving there (a tuple of arrays, one per output,
             for several outputs). Arrays may carry leading batch axes.
+        flowed: ``(output_ids, input_ids, cotangents)`` per node the sweep
+            passed: what each of the node's inputs received from that node
+            (one array per input, None where none flowed), so that an edge
+            shows its own share and not its input's total. Empty from a
+            recorder that cannot tell.
     """
 
     reached: tuple[tuple[tuple[int, ...], Any], ...]
+    flowed: tuple[tuple[tuple[int, ...], tuple[int, ...], tuple], ...] = ()
 
 
 class Listener:

@@ -20,6 +20,7 @@ from .model import (
     Binding,
     Cell,
     Edge,
+    EdgeGradient,
     Escape,
     GradientRequest,
     GradientResult,
@@ -34,7 +35,7 @@ from .model import (
     Value,
     Watch,
 )
-from .previews import preview
+from .previews import preview, summary
 from .recorders import Surface, surface_of
 
 __all__ = ["graph_from_tape"]
@@ -172,6 +173,7 @@ class _Builder:
                 for name, value, kind, previous, python_type in log.named.bindings
             ),
             gradient_values=self._gradient_values(),
+            edge_gradients=self._edge_gradients(),
             previews=self._previews(sources),
         )
 
@@ -192,6 +194,25 @@ class _Builder:
             )
         return tuple(found)
 
+    def _edge_gradients(self) -> tuple[EdgeGradient, ...]:
+        log, vid = self.log, self.vid
+        found = []
+        for number, key, shape, norm, input_key in log.asked.edges:
+            seq = log.values[key][3] if key in log.values else None
+            op = self.op_ids.get(seq) if seq is not None else None
+            if op is None or input_key not in vid:
+                continue
+            found.append(
+                EdgeGradient(
+                    f"g{number + 1}",
+                    vid[input_key],
+                    op,
+                    tuple(int(d) for d in shape),
+                    norm,
+                )
+            )
+        return tuple(found)
+
     def _previews(self, sources: tuple[Source, ...]) -> tuple[Preview, ...]:
         # A variable shows its value now; a tensor, its value when last seen.
         by_id = {v: k for k, v in self.vid.items()}
@@ -200,12 +221,14 @@ class _Builder:
             key = by_id[source.value]
             var = self.log.variables.get(key)
             if var is not None:
-                text = preview(self.log.recorder.describe(var).value)
+                now = self.log.recorder.describe(var).value
+                text, summed = preview(now), summary(now)
             else:
                 glimpse = self.log.previews.get(key)
                 text = None if glimpse is None else preview(glimpse)
+                summed = self.log.summaries.get(key)
             if text is not None:
-                previews.append(Preview(source.value, text))
+                previews.append(Preview(source.value, text, *(summed or ())))
         return tuple(previews)
 
     def _events(self, kind: str) -> list[tuple[int, tuple]]:
@@ -323,7 +346,7 @@ class _Builder:
             else:
                 watched = seq > last_reset and log.values[key][2].kind in "fc"
             kind = "variable" if is_variable else "tensor"
-            found[key] = Source(vid[key], kind, watched, "watch", e[4])
+            found[key] = Source(vid[key], kind, watched, "watch", e[4], e[6])
         # Trainable variables read while recording, watched on access.
         for key in watching:
             if key in found or key not in vid:

@@ -25,7 +25,7 @@ turns it into the plain graph model. Entries (``seq`` is the index in
     ("escape", value_id, how, line, state)  # how "variable": a new variable's copy
     ("variable", variable_id, initial_id_or_None, python_type, line, state)
     ("assign", variable_id, value_id_or_None, python_type, line, state)
-    ("watch", tape_number, value_id, is_variable, line, state)
+    ("watch", tape_number, value_id, is_variable, line, state, via)
     ("tape", event, line)            # start, stop, pause, reset of the log's tape
     ("gradient", request_number)     # the request itself is in ``requests``
 
@@ -64,7 +64,7 @@ from .frames import user_location
 from .log_escapes import Escapes
 from .log_names import Bindings
 from .log_requests import Requests
-from .previews import glimpse
+from .previews import glimpse, summary
 from .recorders import ENGINE, Surface
 
 __all__ = ["LIVE_LOGS", "ExplainLog"]
@@ -177,6 +177,8 @@ class ExplainLog(Listener):
         # Small copies of values shown as previews (see glimpse), formatted
         # only when a view asks for them.
         self.previews: dict[int, np.ndarray | str] = {}
+        # (min, max, norm, first values) of the values previewed (previews.summary).
+        self.summaries: dict[int, tuple | None] = {}
         self.shown = 0
         LIVE_LOGS.add(self)
 
@@ -443,14 +445,16 @@ class ExplainLog(Listener):
         item = event.value
         self.see(item)
         self.previews[item.id] = glimpse(item.value)
+        self.summaries[item.id] = summary(item.value)
         self.events.append(
             (
                 "watch",
                 self.tape_number(event.tape),
                 item.id,
                 item.variable is not None,
-                self._line(),
+                None if self.via is not None else self._line(),
                 self.state,
+                self.via,  # %%tape's --watch, or None for a tape.watch call
             )
         )
 
@@ -539,6 +543,7 @@ class ExplainLog(Listener):
         for item, g in zip(event.sources, results):
             if item is not None:
                 self.previews[item.id] = glimpse(item.value)
+                self.summaries[item.id] = summary(item.value)
                 if g is not None:
                     self.asked.result(number, item.id, g)
         self.asked.flush_norms()
@@ -546,6 +551,7 @@ class ExplainLog(Listener):
     def on_cotangents(self, event: CotangentsReached) -> None:
         """The backward sweep reached these ops with these cotangents."""
         self.asked.reached(event.reached, self.values)
+        self.asked.flowed(event.flowed, self.values)
 
     def _ids(self, refs: tuple) -> tuple:
         ids = []

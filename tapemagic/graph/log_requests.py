@@ -27,18 +27,24 @@ class Requests:
         cotangents: ``(request number, tensor id, shape, norm, is_result)`` for
             the cotangent reaching each node of a request's backward sweep, in
             sweep order, then one per source for the gradient it got.
+        edges: ``(request number, output id, shape, norm, input id)`` for the
+            cotangent each node of a sweep passed to one of its inputs (the
+            node named by its first output), summed where the node uses the
+            input twice.
         current: the number of the request whose computation runs now, or None.
     """
 
     def __init__(self) -> None:
         self.requests: list[dict] = []
         self.cotangents: list[tuple] = []
+        self.edges: list[tuple] = []
         self.current: int | None = None
         self._pending: list[int] = []
         # Cotangents whose norms are still to be computed, in one NumPy pass
         # per gradient request (or per _NORM_BATCH_BYTES): their positions in
-        # self.cotangents, where they hold the array in the norm's place.
-        self._unnormed: list[int] = []
+        # self.cotangents or self.edges, where they hold the array in the
+        # norm's place (fourth).
+        self._unnormed: list[tuple[list, int]] = []
         self._unnormed_bytes = 0
 
     @property
@@ -89,7 +95,7 @@ class Requests:
             if type(g) is not tuple:  # one output: the common case
                 key = output_ids[0]
                 if key in known:
-                    unnormed.append(len(cotangents))
+                    unnormed.append((cotangents, len(cotangents)))
                     cotangents.append((number, key, g.shape, g, False))
                     held += g.nbytes
                 continue
@@ -100,11 +106,34 @@ class Requests:
         if self._unnormed_bytes > _NORM_BATCH_BYTES:
             self.flush_norms()
 
+    def flowed(self, flowed: Any, known: dict) -> None:
+        """The open request's sweep passed these cotangents from nodes to their
+        inputs (``(output ids, input ids, cotangents)`` per node); only edges
+        between values in ``known`` are kept."""
+        if not self._pending or not flowed:
+            return
+        number = self._pending[-1]
+        for output_ids, input_ids, arrays in flowed:
+            key = output_ids[0]
+            if key not in known:
+                continue
+            shares: dict = {}
+            for input_id, array in zip(input_ids, arrays):
+                if array is None or input_id not in known:
+                    continue
+                held = shares.get(input_id)
+                shares[input_id] = array if held is None else held + array
+            for input_id, array in shares.items():
+                self._keep(self.edges, (number, key, array.shape, array, input_id))
+
     def _add(self, number: int, key: int, array: Any, result: bool) -> None:
-        cotangents = self.cotangents
-        self._unnormed.append(len(cotangents))
-        cotangents.append((number, key, array.shape, array, result))
-        self._unnormed_bytes += array.nbytes
+        self._keep(self.cotangents, (number, key, array.shape, array, result))
+
+    def _keep(self, kept: list, entry: tuple) -> None:
+        """Append ``entry`` (its array fourth) to ``kept``; its norm comes later."""
+        self._unnormed.append((kept, len(kept)))
+        kept.append(entry)
+        self._unnormed_bytes += entry[3].nbytes
         if self._unnormed_bytes > _NORM_BATCH_BYTES:
             self.flush_norms()
 
@@ -112,11 +141,10 @@ class Requests:
         """Put the norms of the kept cotangents in their place, and drop them."""
         if not self._unnormed:
             return
-        cotangents = self.cotangents
-        norms = _norms([cotangents[i][3] for i in self._unnormed])
-        for i, norm in zip(self._unnormed, norms):
-            number, key, shape, _, result = cotangents[i]
-            cotangents[i] = (number, key, shape, norm, result)
+        norms = _norms([kept[i][3] for kept, i in self._unnormed])
+        for (kept, i), norm in zip(self._unnormed, norms):
+            number, key, shape, _, last = kept[i]
+            kept[i] = (number, key, shape, norm, last)
         self._unnormed = []
         self._unnormed_bytes = 0
 

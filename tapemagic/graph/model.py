@@ -34,6 +34,8 @@ ran in; ``None`` when unknown. ``seq`` orders every event of one log.
 - ``gradient_values``: :class:`GradientValue`, the shape and norm of the
   cotangent reaching each op's output during each request's backward sweep (in
   sweep order), and of each source's gradient.
+- ``edge_gradients``: :class:`EdgeGradient`, the shape and norm of the
+  cotangent each swept op passed to each of its inputs: an edge's own share.
 - ``previews``: :class:`Preview`, a short text of each source's value.
 """
 
@@ -57,6 +59,7 @@ __all__ = [
     "Escape",
     "GradientRequest",
     "GradientResult",
+    "EdgeGradient",
     "GradientValue",
     "Graph",
     "OpNode",
@@ -207,6 +210,8 @@ class Source:
             ``watch_accessed_variables``), ``"watch"`` (``tape.watch``), or
             ``"none"`` (never watched).
         line: where it was watched (the read or the ``watch`` call).
+        via: for ``how == "watch"``, the ``%%tape`` option that watched it
+            (``"--watch image"``), or None for a ``tape.watch`` call.
     """
 
     value: str
@@ -214,6 +219,7 @@ class Source:
     watched: bool
     how: str
     line: int | None = None
+    via: str | None = None
 
 
 @dataclass(frozen=True)
@@ -361,11 +367,43 @@ class GradientValue:
 
 
 @dataclass(frozen=True)
+class EdgeGradient:
+    """The cotangent an op passed back to one input while a request swept:
+    what flows along the edge from the input to the op.
+
+    Attributes:
+        request: the gradient request's id (``"g1"``).
+        value: the input's value id.
+        op: the op that passed it.
+        shape: the cotangent's shape (leading batch axes for a jacobian).
+        norm: its Frobenius norm; NaN or inf when it holds NaN or inf.
+    """
+
+    request: str
+    value: str
+    op: str
+    shape: tuple[int, ...]
+    norm: float
+
+
+@dataclass(frozen=True)
 class Preview:
-    """A short text of a value (``"[[0.5], [-1.]]"``), elided past 8 items."""
+    """A short text of a value (``"[[0.5], [-1.]]"``), elided past 8 items,
+    and a one-line summary of a numeric one.
+
+    Attributes:
+        value: the value id.
+        text: the short text.
+        minimum, maximum, norm: over all its items (None if not numeric).
+        first: its first items, flattened (``"0.5, -1., 0.25, 2., ..."``).
+    """
 
     value: str
     text: str
+    minimum: float | None = None
+    maximum: float | None = None
+    norm: float | None = None
+    first: str | None = None
 
 
 @dataclass(frozen=True)
@@ -456,6 +494,7 @@ class Graph:
     tape_events: tuple[TapeEvent, ...] = ()
     bindings: tuple[Binding, ...] = ()
     gradient_values: tuple[GradientValue, ...] = ()
+    edge_gradients: tuple[EdgeGradient, ...] = ()
     previews: tuple[Preview, ...] = ()
     version: int = SCHEMA_VERSION
 

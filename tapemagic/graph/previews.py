@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["glimpse", "preview"]
+__all__ = ["glimpse", "preview", "summary"]
 
 _EDGE = 3  # items shown at each end of a long axis
 _THRESHOLD = 8  # arrays with more items than this are elided
@@ -66,3 +66,33 @@ def glimpse(array: Any) -> np.ndarray | str:
                     *range(n - _EDGE, n)]  # fmt: skip
             a = np.take(a, keep, axis=axis)
     return a.copy() if a is array else a
+
+
+_FIRST = 4  # values a summary lists
+
+
+def summary(array: Any) -> tuple[float, float, float, str] | None:
+    """``(min, max, norm, first values)`` of a numeric array, for a table row
+    that must stay one line whatever the array's size; None for an empty or
+    non-numeric one. NaN shows in all three numbers.
+
+    Example:
+        >>> summary(np.arange(6.0).reshape(2, 3))
+        (0.0, 5.0, 7.416198487095663, '0., 1., 2., 3., ...')
+    """
+    a = np.asarray(array)
+    if a.size == 0 or a.dtype.kind not in "biuf":
+        return None
+    flat = a.ravel()
+    wide = flat.astype(np.float64)
+    first = " ".join(
+        np.array2string(flat[:_FIRST], precision=4, separator=", ")[1:-1].split()
+    )
+    if flat.size > _FIRST:
+        first += ", ..."
+    return (
+        float(wide.min()),
+        float(wide.max()),
+        float(np.sqrt(np.dot(wide, wide))),
+        first,
+    )

@@ -62,14 +62,16 @@ class Mirror:
 
 
 class Request:
-    """A gradient request being answered: who hears it, what its sweep reached."""
+    """A gradient request being answered: who hears it, what its sweep reached
+    and what each op passed back to its inputs."""
 
-    __slots__ = ("tape", "listeners", "reached")
+    __slots__ = ("flowed", "listeners", "reached", "tape")
 
     def __init__(self, tape: Any, listeners: list) -> None:
         self.tape = tape
         self.listeners = listeners
         self.reached: list[tuple] = []
+        self.flowed: list[tuple] = []
 
 
 class _State(threading.local):
@@ -89,6 +91,8 @@ class _State(threading.local):
         # (op type, input ids) -> output ids, for the ops tapes recorded: a
         # backward sweep names an op by its inputs when it keeps no outputs.
         self.outputs: dict[tuple, tuple] = {}
+        # The ids of a recorded op's inputs (aliased), by its output ids.
+        self.inputs: dict[tuple, tuple] = {}
         self.known: set[int] = set()  # tensors seen made while listening
         self.plumbing: set[int] = set()  # integer results of integer constants
         self.floats: dict[tuple, float] = {}  # a constant's value -> its float
@@ -103,6 +107,7 @@ class _State(threading.local):
 
     def remember_outputs(self, op: tuple, output_ids: tuple) -> None:
         _keep(self.outputs, op, output_ids)
+        _keep(self.inputs, output_ids, op[1])
 
     def forget_session(self) -> None:
         """Drop what only one listening session needs."""

@@ -248,7 +248,7 @@ def _end_request(pending: Request) -> None:
             del requests[i]
             break
     if pending.reached:
-        event = CotangentsReached(tuple(pending.reached))
+        event = CotangentsReached(tuple(pending.reached), tuple(pending.flowed))
         for listener in pending.listeners:
             listener.on_cotangents(event)
 
@@ -299,19 +299,46 @@ def _gradient_function(op_name: Any, attr_tuple: Any, num_inputs: int, inputs: A
                        outputs: Any, out_grads: Any, skip_input_indices: Any,
                        forward_pass_name_scope: Any) -> Any:  # fmt: skip
     requests = STATE.requests
+    ids = None
     if requests and not STATE.quiet:
-        _note_cotangents(requests[-1], op_name, inputs, outputs, out_grads)
-    return backprop._gradient_function(
+        ids = _note_cotangents(requests[-1], op_name, inputs, outputs, out_grads)
+    in_grads = backprop._gradient_function(
         op_name, attr_tuple, num_inputs, inputs, outputs, out_grads,
         skip_input_indices, forward_pass_name_scope,
     )  # fmt: skip
+    if ids is not None:
+        _note_flowed(requests[-1], ids, inputs, in_grads)
+    return in_grads
+
+
+def _note_flowed(pending: Request, ids: tuple, inputs: Any, in_grads: Any) -> None:
+    """Note what the op whose outputs are ``ids`` passed back to each input."""
+    alias = STATE.alias
+    if inputs and all(isinstance(t, EagerTensor) for t in inputs):
+        input_ids = tuple([alias.get(t._id, t._id) for t in inputs])
+    else:  # TensorFlow kept no inputs: the op's, as it ran
+        input_ids = STATE.inputs.get(ids)
+    if not isinstance(in_grads, (list, tuple)):
+        in_grads = (in_grads,)  # a gradient function of one input may say it bare
+    if input_ids is None or len(input_ids) != len(in_grads):
+        return
+    pending.flowed.append(
+        (
+            ids,
+            input_ids,
+            tuple(
+                [array_of(g) if isinstance(g, EagerTensor) else None for g in in_grads]
+            ),  # fmt: skip
+        )
+    )
 
 
 def _note_cotangents(
     pending: Request, op_name: Any, inputs: Any, outputs: Any, out_grads: Any
-) -> None:
+) -> tuple | None:
     """Note what reached an op: its outputs are named by their ids, or, when
-    TensorFlow kept no outputs, found from the op's inputs."""
+    TensorFlow kept no outputs, found from the op's inputs. The output ids, or
+    None when nothing was noted."""
     alias = STATE.alias
     if outputs and all(isinstance(o, EagerTensor) for o in outputs):
         ids = tuple([alias.get(o._id, o._id) for o in outputs])
@@ -320,18 +347,19 @@ def _note_cotangents(
         raw = tuple([alias.get(t._id, t._id) for t in inputs])
         ids = STATE.outputs.get((name, raw))
     else:
-        return  # in a traced function (a jacobian's rows), or nothing kept
+        return None  # in a traced function (a jacobian's rows), or nothing kept
     if ids is None or len(ids) != len(out_grads):
-        return
+        return None
     arrays = []
     for g in out_grads:
         if not isinstance(g, EagerTensor):
-            return  # an output nothing reached, or sparse: not a plain cotangent
+            return None  # an output nothing reached, or sparse: not a plain cotangent
         arrays.append(array_of(g))
     if len(ids) == 1:
         pending.reached.append((ids, arrays[0]))
     else:
         pending.reached.append((ids, tuple(arrays)))
+    return ids
 
 
 recorder.PATCHES.extend(

@@ -8,7 +8,9 @@ Visual language (every colour and shape is in :data:`STYLE`):
 - ops are rounded boxes showing op, shape, dtype and cell line; ops and edges
   on a path from a source to a target are blue;
 - the op where a finding says a path breaks is red, with the finding's short
-  text; a source whose gradient is None has a red border;
+  text, unless a gradient flowed through it (``w * x`` with ``x`` unwatched:
+  the finding is drawn on ``x``); a source whose gradient is None has a red
+  border;
 - unwatched inputs (constants, NumPy arrays, Python numbers, tensors from
   before the tape) are grey ellipses;
 - ops the tape did not record are dashed, and so are their edges; a value that
@@ -378,7 +380,7 @@ class _Writer:
                 attrs["color"] = STYLE["edge_on_path"]["color"]
         # A cotangent flows only into the recorded ops the sweep reached (and on
         # to the target).
-        label = self._edge_label(v) if op.id in self.plan.swept else ""
+        label = self._edge_label(v, op) if on_path and op.id in self.plan.swept else ""
         if label:
             attrs["label"] = escape_plain(label)
         if self.plan.step and self._edge_reached(v, op):
@@ -415,16 +417,19 @@ class _Writer:
         holder = gv.op if gv.op is not None else gv.value
         return holder in self.plan.reached and op.id in self.plan.reached
 
-    def _edge_label(self, v: str) -> str:
+    def _edge_label(self, v: str, op: OpNode) -> str:
+        """The cotangent ``op`` passed back to its input ``v``: this edge's
+        share, not ``v``'s total (which its own node shows)."""
         # A collapsed edge stands for many values: no one cotangent to show.
-        gv = (
-            self.plan.gvalues.get(v)
-            if self.plan.gradients and not self.plan.collapsed
-            else None
-        )
-        if gv is None:
+        if not self.plan.gradients or self.plan.collapsed:
             return ""
-        return f"∂ {shape_text(gv.shape)} norm {format_norm(gv.norm)}"
+        if v in op.outputs:  # from the op to its output: what reached the output
+            share = self.plan.gvalues.get(v)
+        else:
+            share = self.plan.shares.get((v, op.id))
+        if share is None:
+            return ""
+        return f"∂ {shape_text(share.shape)} norm {format_norm(share.norm)}"
 
     def _ghost_edge(self, tail: str, v: str) -> None:
         escape = self.plan.escapes[self.plan.values[v].escape]

@@ -18,6 +18,7 @@ import graphviz
 from ..graph.model import OpNode, Value
 
 __all__ = [
+    "fit_code",
     "ESCAPE_HOW",
     "STYLE",
     "TEXT_BREAK",
@@ -230,19 +231,27 @@ def write_finding_lines(findings) -> list[str]:
 
 
 def describe_watch(
-    how: str, watched: bool, line: int | None, trainable: bool | None
+    how: str,
+    watched: bool,
+    line: int | None,
+    trainable: bool | None,
+    via: str | None = None,
 ) -> str:
-    """How a source was watched, for its node.
+    """How a source was watched, for its node (``via``: the ``%%tape`` option
+    that watched it, if one did).
 
     Example:
         >>> describe_watch("accessed", True, 2, False)
         'watched when read · line 2 · trainable=False'
+        >>> describe_watch("watch", True, None, None, "--watch image")
+        '%%tape --watch'
     """
     at = f" · line {line}" if line is not None else ""
+    caller = "%%tape --watch" if via is not None else "tape.watch"
     if how == "accessed":
         text = f"watched when read{at}"
     elif how == "watch":
-        text = f"tape.watch{at}" if watched else f"tape.watch: not watchable{at}"
+        text = f"{caller}{at}" if watched else f"{caller}: not watchable{at}"
     else:
         text = "not watched"
     if trainable is False:
@@ -419,6 +428,45 @@ def write_small(text: str, colour: str = TEXT_DIM) -> str:
         '<FONT POINT-SIZE="8" COLOR="#475569">line 3</FONT>'
     """
     return f'<FONT POINT-SIZE="8" COLOR="{colour}">{escape_label(text)}</FONT>'
+
+
+# Graphviz sizes a node by its own estimate of each text's width. For monospace
+# text the estimate falls short of what browsers draw (DejaVu Sans Mono, Menlo,
+# Courier: 0.6 em a character) by up to 0.05 em a character: a node holding a
+# cell line gets that much more margin, so the line stays inside its border.
+_MONO_SHORTFALL = 0.05
+_CODE = re.compile(
+    rf'<FONT FACE="{re.escape(_MONO)}" POINT-SIZE="([0-9.]+)">(.*?)</FONT>'
+)
+_DEFAULT_MARGIN = (0.11, 0.055)  # graphviz's, in inches
+
+
+def fit_code(label: str, attrs: dict[str, str]) -> dict[str, str]:
+    """``attrs`` with the horizontal margin widened for the label's monospace
+    lines (see ``_MONO_SHORTFALL``); ``attrs`` itself if it has none.
+
+    Example:
+        >>> fit_code(write_code("y = x"), {"margin": "0.1,0.05"})
+        {'margin': '0.128,0.05'}
+        >>> fit_code("<B>y</B>", {})
+        {}
+    """
+    extra = max(
+        (
+            len(html.unescape(text)) * float(size) * _MONO_SHORTFALL
+            for size, text in _CODE.findall(label)
+        ),
+        default=0.0,
+    )
+    if not extra:
+        return attrs
+    given = attrs.get("margin")
+    x, y = (
+        _DEFAULT_MARGIN
+        if given is None
+        else tuple(float(m) for m in (given.split(",") * 2)[:2])
+    )
+    return {**attrs, "margin": f"{x + extra / 72:.3g},{y:.3g}"}
 
 
 def write_code(text: str) -> str:

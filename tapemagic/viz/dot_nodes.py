@@ -30,6 +30,7 @@ from .dot_markup import (
     describe_watch,
     escape_label,
     escape_plain,
+    fit_code,
     format_norm,
     has_error,
     write_bold,
@@ -71,7 +72,11 @@ class NodeWriter:
             write_small(
                 f"{len(members):,} {kind}, e.g. {shape_text(value.shape)} {value.dtype}"
             ),
-            write_small(describe_watch(source.how, source.watched, source.line, None)),
+            write_small(
+                describe_watch(
+                    source.how, source.watched, source.line, None, source.via
+                )
+            ),
         ]
         if self.plan.request is not None and members[0] in self.plan.request.sources:
             lines.append(write_small("∂ ok for all", TEXT_OK))
@@ -93,6 +98,7 @@ class NodeWriter:
     ) -> None:
         self.names.append(name)
         self.classes.update(css.split())
+        attrs = fit_code(label, attrs)  # a cell line inside the node's border
         self.dot.node(
             name,
             label=label,
@@ -128,7 +134,11 @@ class NodeWriter:
             lines.append(
                 write_small(
                     describe_watch(
-                        source.how, source.watched, source.line, value.trainable
+                        source.how,
+                        source.watched,
+                        source.line,
+                        value.trainable,
+                        source.via,
                     )
                 )
             )
@@ -146,7 +156,7 @@ class NodeWriter:
             lines.append(write_small(text, colour))
             if colour == TEXT_BREAK:
                 attrs.update(STYLE["none_source"])
-        found = [f for f in self.plan.by_source_finding.get(v, ()) if f.op is None]
+        found = self.plan.source_findings(v)
         if found:
             attrs.update(STYLE["break" if has_error(found) else "warning"])
             lines.extend(write_finding_lines(found))

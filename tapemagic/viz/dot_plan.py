@@ -159,6 +159,11 @@ class ViewPlan:
         # The last cotangent each value got (a chunked jacobian sweeps twice).
         self.gvalues = {gv.value: gv for gv in self.steps}
         self.swept = {gv.op for gv in self.steps if gv.op is not None}
+        # What each swept op passed back to each input: an edge's own share.
+        chosen = self.request.id if self.request is not None else None
+        self.shares = {
+            (eg.value, eg.op): eg for eg in graph.edge_gradients if eg.request == chosen
+        }
         self.step = max(0, min(int(step), len(self.steps)))
         self.hidden: list[tuple[str, int]] = []
         self._decide()
@@ -245,7 +250,13 @@ class ViewPlan:
         self.tail_of = {v: v for v in self.special}
         for name, members in self.source_groups.items():
             self.tail_of.update((v, name) for v in members)
-        self.by_op_finding = _group(self.findings, lambda f: f.op)
+        # An op is drawn as where a path breaks only if no gradient flowed
+        # through it in the sweep shown: in w * x with x unwatched, w's flows
+        # through the multiply, so x's finding is drawn on x instead. (A
+        # warning, NaN or zeros, stays on its op: a gradient flows there.)
+        self.by_op_finding = _group(
+            [f for f in self.findings if not self._off_op(f)], lambda f: f.op
+        )
         self.by_source_finding = _group(self.findings, lambda f: f.source_id)
         self.reached, self.current = self._replay()
         # The gradient computations drawn: request id -> the ops shown, and the
@@ -291,6 +302,20 @@ class ViewPlan:
             current = gv.op if gv.op is not None else gv.value
             reached.add(current)
         return reached, current
+
+    def source_findings(self, v: str) -> list[Finding]:
+        """The findings drawn on source ``v``: those of no op, and those of an
+        op a gradient flowed through (not drawn as a break)."""
+        return [
+            f
+            for f in self.by_source_finding.get(v, ())
+            if f.op is None or self._off_op(f)
+        ]
+
+    def _off_op(self, finding: Finding) -> bool:
+        """Whether ``finding`` names an op a gradient flowed through although
+        it says a path breaks: not drawn on that op."""
+        return finding.severity == "error" and finding.op in self.swept
 
     def source_gradient(self, v: str) -> str | None:
         """:func:`gradient_status` of source ``v`` in the request shown, if any."""

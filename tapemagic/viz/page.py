@@ -12,12 +12,13 @@ kernel (nbconvert, GitHub), so it needs no ipywidgets.
 from __future__ import annotations
 
 import html
+import math
 
 import graphviz
 
 from ..graph.findings import Finding
 from ..graph.index import index_of
-from ..graph.model import GradientRequest, GradientResult, Graph
+from ..graph.model import GradientRequest, GradientResult, Graph, Preview
 from .codes import code_page_html
 from .dot import INSTALL_HINT, DotView, build_view, gradient_status, render_svg
 from .labels import shape_text
@@ -142,7 +143,7 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
     """
     if not graph.sources:
         return '<p class="tapemagic-sources">The tape watched nothing.</p>'
-    previews = {p.value: p.text for p in graph.previews}
+    previews = {p.value: p for p in graph.previews}
     norms = _final_norms(graph)
     head = (
         "source",
@@ -160,7 +161,8 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
         if source.how == "accessed":
             how = "read while recording"
         elif source.how == "watch":
-            how = "tape.watch" if source.watched else "tape.watch (not watchable)"
+            caller = "%%tape --watch" if source.via is not None else "tape.watch"
+            how = caller if source.watched else f"{caller} (not watchable)"
         else:
             how = "not watched"
         if source.line is not None:
@@ -193,13 +195,16 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
             _e(trainable),
             _e(value.dtype),
             _e(shape_text(value.shape)),
-            f"<code>{_e(previews.get(source.value, ''))}</code>",
+            _value_summary(previews.get(source.value), value.shape),
             status + note,
             _e(norm),
         )
         rows.append(
             f'<tr class="{css}">'
-            + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells)
+            + "".join(
+                f'<td style="{_CELL}{_SOURCE_COLUMNS.get(i, "")}">{c}</td>'
+                for i, c in enumerate(cells)
+            )
             + "</tr>"
         )
     return (
@@ -207,6 +212,36 @@ def sources_html(graph: Graph, findings: tuple[Finding, ...] = ()) -> str:
         f'<table class="tapemagic-sources" style="{_TABLE}">'
         + "".join(rows)
         + "</table></div>"
+    )
+
+
+# The sources table's value and gradient columns: a value's summary stays on
+# two short lines, and the gradient column never narrows to a word a line.
+_SOURCE_COLUMNS = {
+    5: ";max-width:26em;white-space:nowrap;overflow:hidden;text-overflow:ellipsis",
+    6: ";min-width:11em",
+}
+_SMALL = 4  # items a value shows whole, in the sources table
+
+
+def _value_summary(preview: Preview | None, shape: tuple[int, ...]) -> str:
+    """A source's value in the sources table: whole when it has at most
+    ``_SMALL`` items, else its first items over min, max and norm."""
+    if preview is None:
+        return ""
+    if math.prod(shape) <= _SMALL or preview.first is None:
+        return f"<code>{_e(preview.text)}</code>"
+    numbers = " · ".join(
+        f"{what} {_e(f'{number:.4g}')}"
+        for what, number in (
+            ("min", preview.minimum),
+            ("max", preview.maximum),
+            ("norm", preview.norm),
+        )
+    )
+    return (
+        f'<code title="{_e(preview.text)}">{_e(preview.first)}</code>'
+        f'<div style="color:{DIM}">{numbers}</div>'
     )
 
 

@@ -37,7 +37,8 @@ def _source_text(graph: Graph, source: Source) -> str:
     if source.how == "accessed":
         how = f"watched when read{_where(source.line)}"
     elif source.how == "watch":
-        how = f"tape.watch{_where(source.line)}"
+        caller = "%%tape --watch" if source.via is not None else "tape.watch"
+        how = f"{caller}{_where(source.line)}"
         if not source.watched:
             how += " (not watched: its dtype cannot have a gradient)"
     else:

@@ -21,8 +21,8 @@ import graphviz
 import ipywidgets as widgets
 
 from ..graph.findings import Finding
-from ..graph.index import index_of
-from ..graph.model import Graph
+from ..graph.index import GraphIndex, index_of
+from ..graph.model import GradientRequest, Graph
 from .dot import (
     INSTALL_HINT,
     MAX_NODES,
@@ -246,10 +246,15 @@ class TapeWidget(widgets.VBox):
     def _step_description(self, view: DotView) -> str:
         steps = view.steps
         index = index_of(self.graph)
-        if view.request is None or not steps:
+        if view.request is None:
             return (
                 f'<span style="color:{DIM}">No gradient was taken for this target '
                 "yet: the replay needs one.</span>"
+            )
+        if not steps:
+            return (
+                f'<span style="color:{DIM}">{_nothing_swept(view.request, index)}'
+                "</span>"
             )
         k = self._step.value
         if k == 0:
@@ -284,6 +289,21 @@ class TapeWidget(widgets.VBox):
                     f"<b>{_e(op.op)}</b>{_e(where)}."
                 )
         return f'<span class="tapemagic-step">{text}</span>'
+
+
+def _nothing_swept(request: GradientRequest, index: GraphIndex) -> str:
+    """Why the sweep of ``request`` left nothing to replay, and where to look."""
+    results = request.results
+    if results and all(r.none for r in results):
+        names = ", ".join(
+            _e(index.name_of(s)) for s in request.sources if s is not None
+        )
+        return (
+            f"Every gradient {_e(request.id)} asked for is None ({names}): no "
+            "cotangent reached a source, so there is nothing to replay. The "
+            "<b>Gradients</b> tab says why."
+        )
+    return f"The sweep of {_e(request.id)} reached no op: nothing to replay."
 
 
 def _unique(options: list[tuple[str, str]]) -> list[tuple[str, str]]:

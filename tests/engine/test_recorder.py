@@ -161,6 +161,39 @@ def test_cotangents_come_in_batches_before_the_answer(monkeypatch):
     assert sweep_observers.observers == []
 
 
+def test_the_sweep_tells_what_each_node_passed_to_each_input():
+    # y = x**2 + 2*x at x = 3: pow passes 6 to x, multiply 2; x's total is 8.
+    x = tf.Variable(3.0)
+    listener = Recording()
+    with GradientTape(explain=listener) as tape:
+        y = x**2 + 2 * x
+    assert tape.gradient(y, x).numpy() == 8.0
+    flowed = [f for b in listener.of("on_cotangents") for f in b.flowed]
+    ops = {e.output_ids: e for e in listener.of("on_op")}
+    assert [ops[out].op.name for out, _, _ in flowed] == ["add", "multiply", "pow"]
+    shares = {
+        (ops[out].op.name, i): g
+        for out, ins, gs in flowed
+        for i, g in zip(ins, gs)
+        if g is not None
+    }
+    assert shares[("pow", id_of(x))] == 6.0
+    assert shares[("multiply", id_of(x))] == 2.0
+    # the Python 2 and the 2 of x**2 lead to no source: nothing flows there
+    assert len(shares) == 4  # add's two inputs, and x twice
+
+
+def test_a_sweep_nobody_hears_tells_no_share(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("a share was made for nobody")
+
+    monkeypatch.setattr(backprop_module._Reached, "flow", refuse)
+    x = tf.Variable(3.0)
+    with tf.GradientTape() as tape:
+        y = x**2 + 2 * x
+    assert tape.gradient(y, x).numpy() == 8.0
+
+
 def test_a_custom_gradient_is_an_op_event_with_all_its_inputs():
     @custom_gradient
     def clip(x):

@@ -279,3 +279,20 @@ def test_tensorflow_build_prints_what_tapemagic_prints(executed, on_tensorflow, 
             f"{name} cell {mine['index']} prints differently:\n{mine['source']}\n"
             "--- tapemagic\n" + "\n".join(a) + "\n--- TensorFlow\n" + "\n".join(b)
         )
+
+
+_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_node_label_reaches_past_its_node(executed, name):
+    """Every %%tape drawing of the course, as its static HTML holds it: each
+    node text, measured in the fonts a browser here draws, inside its node."""
+    from tests.viz.svg_boxes import overflows
+
+    svgs = [
+        svg for cell in executed(name)["cells"] for svg in _SVG.findall(cell["html"])
+    ]
+    assert svgs, "a course notebook draws its tapes"
+    found = [problem for svg in svgs for problem in overflows(svg)]
+    assert found == []

@@ -17,6 +17,7 @@ from tapemagic.graph.findings import Finding
 from tapemagic.graph.index import index_of
 from tapemagic.graph.model import (
     Cell,
+    EdgeGradient,
     Escape,
     GradientRequest,
     GradientResult,
@@ -37,6 +38,7 @@ from tapemagic.viz.dot import (
     render_svg,
     to_dot,
 )
+from tests.viz.svg_boxes import overflows
 
 # -- the small tape every test draws ---------------------------------------------
 #
@@ -113,6 +115,12 @@ def small_graph(**changes) -> Graph:
             GradientValue("g1", "t6", "op2", (3, 1), SQRT3),
             GradientValue("g1", "t3", "op1", (3, 1), SQRT3),
             GradientValue("g1", "t1", None, (2, 1), 15.0),
+        ),
+        # what each op passed back to each input: the edges' own cotangents
+        edge_gradients=(
+            EdgeGradient("g1", "t6", "op4", (3, 1), SQRT3),
+            EdgeGradient("g1", "t3", "op2", (3, 1), SQRT3),
+            EdgeGradient("g1", "t1", "op1", (2, 1), 15.0),
         ),
         previews=(Preview("t1", "[[ 0.5], [-1. ]]"), Preview("t4", "[0.25]")),
     )  # fmt: skip
@@ -260,9 +268,13 @@ def test_small_tape_node_by_node():
     assert "∂ ok, norm 15" in w["label"]
 
     b = nodes["t4"]
-    assert b["shape"] == "cylinder" and b["fillcolor"] == "#f3f4f6"
-    assert b["color"] == "#dc2626" and b["penwidth"] == "2"  # its gradient is None
+    assert b["shape"] == "cylinder" and b["color"] == "#dc2626"  # its gradient is None
+    assert b["penwidth"] == "2"
     assert "not watched" in b["label"] and "∂ None" in b["label"]
+    # w's gradient flows through the add: b's path breaks at the copy (the
+    # ghost edge below), so b, not the add, carries the finding.
+    assert "tm-break" in b["class"] and b["fillcolor"] == "#fee2e2"
+    assert "✗ numpy copy at line 3" in b["label"]
 
     for leaf, text in (("t2", "<B>x</B>"), ("t5", "<I>NumPy ndarray</I>")):
         assert has_style(nodes[leaf], "input"), leaf
@@ -273,10 +285,16 @@ def test_small_tape_node_by_node():
     assert matmul["label"].startswith("<h = <B>matmul</B>")
     assert "(3, 1) float32 · line 2" in matmul["label"]
 
-    add = nodes["op2"]  # where the path breaks: red, with the finding's short text
-    assert add["fillcolor"] == "#fee2e2" and add["color"] == "#dc2626"
-    assert "tm-break" in add["class"]
-    assert "✗ numpy copy at line 3" in add["label"]
+    add = nodes["op2"]  # w's gradient flows through it: on the path, not a break
+    assert has_style(add, "op_on_path") and "tm-break" not in add["class"]
+    assert "✗" not in add["label"]
+    # Before any gradient was taken, nothing flowed: the add is where the
+    # finding points.
+    before, _, _ = parse_dot(
+        to_dot(small_graph(gradient_values=()), (NUMPY_COPY,)).source
+    )
+    assert "tm-break" in before["op2"]["class"]
+    assert "✗ numpy copy at line 3" in before["op2"]["label"]
 
     cast = nodes["op3"]  # ran, not recorded: dashed, and not on a path
     assert has_style(cast, "unrecorded_op") and "dashed" in cast["style"]
@@ -415,7 +433,9 @@ def test_collapse_by_cell_line():
     line2 = nodes["line2"]["label"]
     assert "<B>line 2</B>" in line2 and "h = tf.matmul(x, w)" in line2
     assert "matmul" in line2 and "+1 unwatched input" in line2
-    assert "tm-break" in nodes["line3"]["class"]  # add is in it
+    # add is in it, but w's gradient flows through it: b carries the finding
+    assert "tm-break" not in nodes["line3"]["class"]
+    assert "tm-break" in nodes["t4"]["class"]
     assert "dashed" in nodes["line4"]["style"]  # only the unrecorded cast
     assert set(edges) == {
         ("t1", "line2"),
@@ -657,7 +677,7 @@ def test_render_svg_runs_dot():
     svg = render_svg(view)
     assert svg.startswith("<svg") and svg.endswith("</svg>")
     assert svg.count('class="node') == len(view.nodes) == 9
-    assert 'class="node tm&#45;op tm&#45;path tm&#45;break"' in svg
+    assert 'class="node tm&#45;source tm&#45;unwatched tm&#45;break"' in svg
     assert "∂ None" in svg and "numpy copy at line 3" in svg
     assert render_svg(view.digraph) == svg
 
@@ -805,6 +825,10 @@ def nested_graph(**changes) -> Graph:
             GradientValue("g2", "t9", "op5", (), 1.0),
             GradientValue("g2", "t8", "op4", (), 3.0),
             GradientValue("g2", "t1", None, (), 6.0),
+        ),
+        edge_gradients=(
+            EdgeGradient("g2", "t8", "op5", (), 3.0),
+            EdgeGradient("g2", "t1", "op4", (), 6.0),
         ),
         previews=(Preview("t1", "1."),),
     )  # fmt: skip
@@ -1063,3 +1087,19 @@ def test_a_group_lists_its_findings_in_op_order_whatever_the_hash_seed():
     assert source.index("stop gradient at line 2") < source.index(
         "non differentiable at line 2"
     )
+
+
+@pytest.mark.dot
+def test_no_node_label_reaches_past_its_node():
+    # The call node of notebook 03 holds `dy_dx = inner.gradient(y, x)` in a
+    # monospace font that graphviz measures narrower than browsers draw it.
+    for graph in (nested_graph(), small_graph(), loop_graph(50), evil_graph()):
+        for collapse in (None, True):
+            svg = render_svg(build_view(graph, collapse=collapse))
+            assert overflows(svg) == []
+    # The measure itself: without the widened margin, that line overflows.
+    source = build_view(nested_graph()).source
+    bare = re.sub(r'(\tg1 \[.*?) margin="?[0-9.,]+"?', r"\1", source)
+    assert bare != source
+    narrow = graphviz.Source(bare).pipe(format="svg", encoding="utf-8")
+    assert any("dy_dx = inner.gradient(y, x)" in o for o in overflows(narrow))

@@ -6,6 +6,7 @@ import html
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from html.parser import HTMLParser
 
 import ipywidgets as widgets
@@ -15,7 +16,7 @@ import tapemagic
 import tapemagic.tf as tf
 from tapemagic.graph.findings import Finding
 from tapemagic.graph.index import index_of
-from tapemagic.graph.model import Cell, Graph, TapeInfo
+from tapemagic.graph.model import Cell, GradientResult, Graph, TapeInfo
 from tapemagic.viz import view as view_module
 from tapemagic.viz import widget as widget_module
 from tapemagic.viz.dot import INSTALL_HINT
@@ -224,6 +225,18 @@ def test_no_gradient_disables_the_replay():
     w = TapeWidget(small_graph(gradients=(), gradient_values=()))
     assert w._step.disabled and w._step.max == 0
     assert "No gradient was taken for this target yet" in w._step_text.value
+
+
+def test_every_gradient_none_says_so_and_points_at_the_gradients_tab():
+    # loss asked of b alone, and b's gradient is None: the sweep reached nothing.
+    g1 = small_graph().gradients[0]
+    asked_b = replace(g1, sources=("t4",), results=(GradientResult("t4", True),))
+    w = TapeWidget(small_graph(gradients=(asked_b,), gradient_values=()))
+    assert w._step.disabled and w._step.max == 0
+    text = w._step_text.value
+    assert "No gradient was taken" not in text
+    assert "Every gradient g1 asked for is None (b)" in text
+    assert "nothing to replay" in text and "<b>Gradients</b> tab" in text
 
 
 def test_a_large_tape_starts_collapsed_and_says_what_it_hides():
