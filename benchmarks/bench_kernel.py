@@ -77,8 +77,9 @@ def course_notebook(engine: str, quick: bool) -> nbformat.NotebookNode:
     else:
         if engine == "tensorflow":
             with tempfile.TemporaryDirectory() as out:
+                converter = ROOT / "notebooks" / "source" / "to_tensorflow.py"
                 subprocess.run(
-                    [sys.executable, str(ROOT / "notebooks" / "source" / "to_tensorflow.py"), out],
+                    [sys.executable, str(converter), out],
                     check=True, cwd=ROOT,
                 )  # fmt: skip
                 nb = nbformat.read(Path(out) / f"{NOTEBOOK}.ipynb", as_version=4)
