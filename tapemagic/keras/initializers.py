@@ -422,6 +422,8 @@ _BY_NAME: dict[str, type] = {
     "lecun_uniform": LecunUniform,
 }
 _BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values())})
+# Keras 3's short aliases (Embedding's default is "uniform")
+_BY_NAME.update({"uniform": RandomUniform, "normal": RandomNormal})
 
 
 def get(identifier: Any) -> Any:

@@ -59,6 +59,8 @@ class Case:
             fixed) from an outer tape: TensorFlow's second derivatives.
         compare_config: whether the config is recorded and compared (a model's
             config is Keras' graph, which tapemagic does not write).
+        ints: if not 0, the inputs are int32 indices in ``[0, ints)`` (0 among
+            them, as padding), not differentiated.
     """
 
     name: str
@@ -69,6 +71,7 @@ class Case:
     skip_config: tuple = ()
     second_order: bool = False
     compare_config: bool = True
+    ints: int = 0
 
 
 def tapemagic_side() -> SimpleNamespace:
@@ -105,9 +108,14 @@ def _numbers(value: Any) -> Any:
 def run_case(case: Case, side: SimpleNamespace) -> dict:
     """Build, weight and call ``case``'s layer on ``side``; what it gave."""
     rng = np.random.default_rng(case.seed)
-    xs = [rng.standard_normal(s).astype(np.float32) for s in case.shapes]
-    tensors = [side.tf.constant(x) for x in xs]
-    inputs = tensors[0] if len(tensors) == 1 else tensors
+    if case.ints:
+        xs = [rng.integers(0, case.ints, s).astype(np.int32) for s in case.shapes]
+    else:
+        xs = [rng.standard_normal(s).astype(np.float32) for s in case.shapes]
+    all_tensors = [side.tf.constant(x) for x in xs]
+    inputs = all_tensors[0] if len(all_tensors) == 1 else all_tensors
+    # indices are not differentiated
+    tensors = [] if case.ints else all_tensors
     layer = case.make(side)
     layer(inputs, **case.call)
     weights = [
@@ -127,6 +135,10 @@ def run_case(case: Case, side: SimpleNamespace) -> dict:
             rs = [rng.standard_normal(tuple(o.shape)).astype(np.float32) for o in outs]
             loss = side.tf.add_n([side.tf.reduce_sum(o * r) for o, r in zip(outs, rs)])
         grads = tape.gradient(loss, sources)
+        # a gather's gradient is IndexedSlices in TensorFlow: its dense value
+        grads = [
+            side.tf.convert_to_tensor(g) if hasattr(g, "indices") else g for g in grads
+        ]
         if case.second_order:
             us = [
                 rng.standard_normal(tuple(s.shape)).astype(np.float32) for s in sources

@@ -13,6 +13,7 @@ from .convolutional import (
 )
 from .core import Activation, Dense, Dropout, Flatten, ReLU, Softmax
 from .depthwise import DepthwiseConv2D, SeparableConv2D, SeparableConvolution2D
+from .embedding import Embedding
 from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
 from .lambda_layer import Lambda
@@ -87,6 +88,7 @@ __all__ = [
     "Dot",
     "Dropout",
     "ELU",
+    "Embedding",
     "Flatten",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",

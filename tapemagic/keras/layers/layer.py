@@ -38,6 +38,7 @@ from .call_context import (
     shapes_only,
 )
 from .keras_tensor import KerasTensor, _is_symbolic, _shape_of
+from .masking import get_keras_mask, has_masks, mask_of, set_keras_mask
 from .variable import KerasVariable
 
 __all__ = ["Layer", "shapes_only"]
@@ -50,6 +51,12 @@ __all__ = ["Layer", "shapes_only"]
 # losses, the common case) a call has nothing to clear and `losses` nothing to
 # collect, so neither walks the layers.
 _loss_holders: weakref.WeakSet = weakref.WeakSet()
+
+
+def _any_mask(mask: Any) -> bool:
+    if isinstance(mask, list):
+        return any(m is not None for m in mask)
+    return mask is not None
 
 
 # -- the base class --------------------------------------------------------------------
@@ -135,6 +142,10 @@ class Layer:
         d["built"] = False
         d["_build_input_shape"] = None
         d["_build_output_shape"] = None
+        # as Keras 3: a layer that defines compute_mask supports masking
+        d.setdefault(
+            "_supports_masking", type(self).compute_mask is not Layer.compute_mask
+        )
         if input_shape is None and input_dim is not None:
             input_shape = (input_dim,)
         if batch_input_shape is not None:
@@ -456,6 +467,36 @@ class Layer:
             variable.assign(value.astype(array_of(variable).dtype))
 
     # -- building and calling ----------------------------------------------------------
+    # -- masks -------------------------------------------------------------------------
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer attaches ``compute_mask``'s mask to its output.
+
+        A layer that does not support masking drops the mask of its input (with
+        Keras' warning); the layers after it see none.
+        """
+        return self.__dict__.get("_supports_masking", False)
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self.__dict__["_supports_masking"] = bool(value)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The mask of the output: the input's, unchanged (subclasses override)."""
+        return previous_mask
+
+    def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        flat = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        if all(get_keras_mask(o) is not None for o in flat):
+            return
+        masks = self.compute_mask(inputs, previous_mask)
+        if masks is None:
+            return
+        masks = list(masks) if isinstance(masks, (list, tuple)) else [masks]
+        for tensor, mask in zip(flat, masks):
+            if mask is not None and get_keras_mask(tensor) is None:
+                set_keras_mask(tensor, mask)
+
     def build(self, input_shape: Any) -> None:
         """Create the weights for inputs of ``input_shape`` (subclasses override)."""
         self.built = True
@@ -522,6 +563,16 @@ class Layer:
             args = (kwargs.pop("inputs"),)
         if _is_symbolic(args[0]):
             return self._symbolic_call(*args, **kwargs)
+        spec = call_spec(type(self))
+        # masks are looked for only where some tensor has one, or a layer makes one
+        masking = has_masks() or self._makes_masks
+        previous_mask = None
+        if masking:
+            previous_mask = kwargs.get("mask")
+            if previous_mask is None:
+                previous_mask = mask_of(args[0])
+                if spec.has_mask and _any_mask(previous_mask):
+                    kwargs["mask"] = previous_mask
         if self._convert_input_args:
             args = (self._convert_input(args[0]),) + args[1:]
         if not call_state.frames:
@@ -536,12 +587,31 @@ class Layer:
             self._check_input_shape(_shape_of(args[0]))
             if not self.built:
                 self._build_on_call(args[0])
-            if call_spec(type(self)).has_training and training is not None:
+            if spec.has_training and training is not None:
                 kwargs["training"] = training
             outputs = self.call(*args, **kwargs)
+        if masking:
+            if self.supports_masking:
+                self._set_mask_metadata(args[0], outputs, previous_mask)
+            elif _any_mask(previous_mask):
+                warnings.warn(
+                    f"Layer '{self.name}' (of type {type(self).__name__}) was passed "
+                    "an input with a mask attached to it. However, this layer does "
+                    "not support masking and will therefore destroy the mask "
+                    "information. Downstream layers will not see the mask.",
+                    UserWarning,
+                    stacklevel=2,
+                )
         if self._build_output_shape is None:
             self.__dict__["_build_output_shape"] = _shape_of(outputs)
         return outputs
+
+    @property
+    def _makes_masks(self) -> bool:
+        # a layer whose compute_mask may make a mask from none (Embedding)
+        return (
+            self.supports_masking and type(self).compute_mask is not Layer.compute_mask
+        )
 
     def _build_on_call(self, x: Any) -> None:
         shape = _shape_of(x)
