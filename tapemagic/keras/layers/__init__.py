@@ -1,6 +1,7 @@
 """``keras.layers``: the Layer base class and the layers course notebooks use."""
 
 from .advanced_activations import ELU, LeakyReLU, PReLU
+from .bidirectional import Bidirectional
 from .conv1d import Conv1D, Convolution1D
 from .conv2d_transpose import Conv2DTranspose, Convolution2DTranspose
 from .convolutional import (
@@ -52,6 +53,15 @@ from .pooling import (
     MaxPool1D,
     MaxPooling1D,
 )
+from .recurrent import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+)
 from .reshaping import (
     Cropping1D,
     Cropping2D,
@@ -66,6 +76,14 @@ from .reshaping import (
 from .variable import KerasVariable
 
 __all__ = [
+    "Bidirectional",
+    "SimpleRNNCell",
+    "SimpleRNN",
+    "RNN",
+    "LSTMCell",
+    "LSTM",
+    "GRUCell",
+    "GRU",
     "Activation",
     "Add",
     "Average",

@@ -53,6 +53,52 @@ __all__ = ["Layer", "shapes_only"]
 _loss_holders: weakref.WeakSet = weakref.WeakSet()
 
 
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, (Tensor, Variable, KerasTensor))
+
+
+def _tensor_arguments(spec: Any, args: tuple, kwargs: dict) -> dict:
+    """The call's arguments that are tensors (or lists of them), by name."""
+    found = {}
+    named = list(zip(spec.names, args)) + list(kwargs.items())
+    for name, value in named:
+        if _is_tensor(value) or (
+            isinstance(value, (list, tuple))
+            and value
+            and all(v is None or _is_tensor(v) for v in value)
+            and any(v is not None for v in value)
+        ):
+            found[name] = value
+    return found
+
+
+def _give_masks(spec: Any, args: tuple, kwargs: dict) -> None:
+    """Keras 3's rule: a call of one tensor argument gets its mask as ``mask``;
+    a call of several gets each one's mask as ``<name>_mask`` where call() has
+    that parameter (MultiHeadAttention's ``query_mask``), and no ``mask``."""
+    tensors = _tensor_arguments(spec, args, kwargs)
+    if len(tensors) <= 1:
+        if spec.has_mask and kwargs.get("mask") is None:
+            mask = mask_of(args[0])
+            if _any_mask(mask):
+                kwargs["mask"] = mask
+        return
+    for name, value in tensors.items():
+        key = f"{name}_mask"
+        if key in spec.names and kwargs.get(key) is None:
+            mask = mask_of(value)
+            if _any_mask(mask):
+                kwargs[key] = mask
+
+
+def _several_shapes(shape: Any) -> bool:
+    return (
+        isinstance(shape, (list, tuple))
+        and len(shape) > 0
+        and all(isinstance(s, (list, tuple)) for s in shape)
+    )
+
+
 def _any_mask(mask: Any) -> bool:
     if isinstance(mask, list):
         return any(m is not None for m in mask)
@@ -571,8 +617,7 @@ class Layer:
             previous_mask = kwargs.get("mask")
             if previous_mask is None:
                 previous_mask = mask_of(args[0])
-                if spec.has_mask and _any_mask(previous_mask):
-                    kwargs["mask"] = previous_mask
+            _give_masks(spec, args, kwargs)
         if self._convert_input_args:
             args = (self._convert_input(args[0]),) + args[1:]
         if not call_state.frames:
@@ -635,9 +680,19 @@ class Layer:
                 "mix of KerasTensors and other values."
             )
         out_shape = self._build_symbolic(shape)
-        output = KerasTensor(
-            out_shape, dtype=self.compute_dtype, producer=(self, args, kwargs)
-        )
+        producer = (self, args, kwargs)
+        if _several_shapes(out_shape):
+            # several outputs of one call (an RNN's output and states): each
+            # knows them all, so a model runs the call once for all of them
+            outputs = tuple(
+                KerasTensor(s, dtype=self.compute_dtype, producer=producer)
+                for s in out_shape
+            )
+            for output in outputs:
+                output._call_outputs = outputs
+            self._add_node(inputs, list(outputs))
+            return outputs
+        output = KerasTensor(out_shape, dtype=self.compute_dtype, producer=producer)
         self._add_node(inputs, [output])
         return output
 
