@@ -1,6 +1,7 @@
 """``keras.layers``: the Layer base class and the layers course notebooks use."""
 
 from .advanced_activations import ELU, LeakyReLU, PReLU
+from .attention import Attention, MultiHeadAttention
 from .bidirectional import Bidirectional
 from .conv1d import Conv1D, Convolution1D
 from .conv2d_transpose import Conv2DTranspose, Convolution2DTranspose
@@ -76,6 +77,8 @@ from .reshaping import (
 from .variable import KerasVariable
 
 __all__ = [
+    "Attention",
+    "MultiHeadAttention",
     "Bidirectional",
     "SimpleRNNCell",
     "SimpleRNN",
