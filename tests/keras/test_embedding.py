@@ -43,6 +43,20 @@ def _functional(k):
 # an initializer without a seed draws one on first use (Keras' keeps None)
 SKIP = ("embeddings_initializer",)
 
+STEPS_MASK = np.array(
+    [[True, True, False, True, False], [False, True, True, True, True],
+     [True, False, False, False, True]]
+)  # fmt: skip
+
+
+def _normalized(k):
+    return k.keras.Sequential([
+        k.layers.Embedding(7, 4, mask_zero=True),
+        k.layers.BatchNormalization(momentum=0.5),
+        k.layers.GlobalAveragePooling1D(),
+    ])  # fmt: skip
+
+
 CASES = [
     Case(
         "embedding",
@@ -67,6 +81,22 @@ CASES = [
     ),
     Case("masked_sequential", _sequential, ((3, 5),), ints=7, compare_config=False),
     Case("masked_functional", _functional, ((3, 5),), ints=7, compare_config=False),
+    # a mask leaves the masked steps out of the batch statistics
+    Case(
+        "masked_batch_normalization",
+        lambda k: k.layers.BatchNormalization(momentum=0.5),
+        ((3, 5, 4),),
+        call={"mask": STEPS_MASK, "training": True},
+        compare_config=False,  # tapemagic's BatchNormalization writes the base keys
+    ),
+    Case(
+        "masked_sequential_batch_normalization",
+        _normalized,
+        ((3, 5),),
+        ints=7,
+        call={"training": True},
+        compare_config=False,
+    ),
 ]
 
 IDS = np.array([[1, 2, 0, 0, 3], [4, 0, 5, 6, 0], [0, 0, 0, 1, 2]], np.int32)
@@ -173,6 +203,17 @@ def test_masked_models_train():
     # padding changes nothing: the masked steps are left out of the mean
     padded = np.concatenate([IDS, np.zeros((3, 2), np.int32)], axis=1)
     np.testing.assert_allclose(model(padded).numpy(), model(IDS).numpy(), rtol=1e-6)
+
+
+def test_masked_batch_statistics_match_finite_differences(float64_layers):
+    layer = layers.BatchNormalization()
+    x = np.random.default_rng(4).standard_normal((3, 5, 4))
+    layer(x)
+    assert_gradients_match_finite_differences(
+        lambda t: layer(t, mask=STEPS_MASK, training=True),
+        x,
+        list(layer.trainable_weights),
+    )
 
 
 @pytest.mark.parametrize("case", CASES[:3], ids=lambda c: c.name)

@@ -12,8 +12,6 @@ from .recurrent import RNN
 
 __all__ = ["Bidirectional"]
 
-_MERGE_MODES = ("sum", "mul", "ave", "concat", None)
-
 
 def _serialize(layer: Layer) -> dict:
     return {
@@ -78,7 +76,7 @@ class Bidirectional(Layer):
                 "Please initialize `Bidirectional` layer with a recurrent layer "
                 f"(SimpleRNN, LSTM, GRU or RNN). Received: {layer}"
             )
-        if merge_mode not in _MERGE_MODES:
+        if merge_mode not in ("sum", "mul", "ave", "concat", None):
             raise ValueError(
                 f"Invalid merge mode. Received: {merge_mode}. Merge mode should be "
                 'one of {"sum", "mul", "ave", "concat", None}'
