@@ -250,3 +250,51 @@ def test_unsupported_arguments_say_what_to_do():
         layers.Embedding(3, 2, embeddings_regularizer="l2")
     with pytest.raises(NotImplementedError, match="LoRA"):
         layers.Embedding(3, 2, lora_rank=2)
+
+
+def _padded_steps():
+    x = np.random.default_rng(0).standard_normal((2, 4, 3)).astype(np.float32)
+    x[0, 2] = 0.0
+    x[1, [0, 3]] = 0.0
+    return x
+
+
+def test_masking_as_keras():
+    x = _padded_steps()
+    got = []
+    sides = [tapemagic_side()] + ([keras_side()] if keras_side() else [])
+    for k in sides:
+        masking = k.layers.Masking()
+        rnn = k.layers.SimpleRNN(2)
+        out = masking(x)
+        rnn(out)
+        rnn.set_weights([np.full(w.shape, 0.3, np.float32) for w in rnn.weights])
+        got.append((np.asarray(out), _mask(k, out), np.asarray(rnn(out))))
+    np.testing.assert_array_equal(got[0][1], (x != 0).any(-1).tolist())
+    # the masked steps are skipped: the same as leaving them out
+    rnn = layers.SimpleRNN(2)
+    rnn(x)
+    rnn.set_weights([np.full(w.shape, 0.3, np.float32) for w in rnn.weights])
+    for row, kept in enumerate((x != 0).any(-1)):
+        np.testing.assert_allclose(
+            got[0][2][row], rnn(x[row : row + 1, kept]).numpy()[0], rtol=1e-6
+        )
+    if len(got) == 2:
+        for ours, theirs in zip(got[0], got[1]):
+            np.testing.assert_allclose(
+                np.asarray(ours, np.float64), theirs, rtol=1e-5, atol=1e-6
+            )
+
+
+def test_masking_gradients_match_finite_differences(float64_layers):
+    x = _padded_steps().astype(np.float64)
+    masking, rnn = layers.Masking(), layers.GRU(2)
+    rnn(masking(x))
+    # the padding stays padding as the input moves
+    padding = (x != 0).any(-1, keepdims=True).astype(np.float64)
+    assert_gradients_match_finite_differences(
+        lambda t: rnn(masking(t * padding)), x, list(rnn.trainable_weights)
+    )
+    config = masking.get_config()
+    assert config["mask_value"] == 0.0
+    assert layers.Masking.from_config(config).get_config() == config

@@ -15,7 +15,7 @@ from .convolutional import (
 )
 from .core import Activation, Dense, Dropout, Flatten, ReLU, Softmax
 from .depthwise import DepthwiseConv2D, SeparableConv2D, SeparableConvolution2D
-from .embedding import Embedding
+from .embedding import Embedding, Masking
 from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
 from .lambda_layer import Lambda
@@ -77,6 +77,7 @@ from .reshaping import (
 from .variable import KerasVariable
 
 __all__ = [
+    "Masking",
     "Attention",
     "MultiHeadAttention",
     "Bidirectional",

@@ -1,4 +1,5 @@
-"""Embedding: integer indices to rows of a trainable matrix, as Keras 3 defines it."""
+"""Embedding (integer indices to rows of a trainable matrix) and Masking: the
+layers that make Keras masks, as Keras 3 defines them."""
 
 from __future__ import annotations
 
@@ -6,13 +7,16 @@ import warnings
 from typing import Any
 
 from ...engine.ops.indexing import gather
-from ...engine.ops.math import cast, not_equal
+from ...engine.ops.math import cast, multiply, not_equal
+from ...engine.ops.reduce import reduce_any
+from ...engine.ops.shape import squeeze
 from ...engine.tensor import Tensor, convert_to_tensor
 from .core import _no_regularizers
 from .layer import Layer
+from .masking import set_keras_mask
 from .serialization import initializer_from, serialize_initializer
 
-__all__ = ["Embedding"]
+__all__ = ["Embedding", "Masking"]
 
 
 class Embedding(Layer):
@@ -134,3 +138,44 @@ class Embedding(Layer):
             "mask_zero": self.mask_zero,
             "quantization_config": None,
         }
+
+
+class Masking(Layer):
+    """Mask the time steps whose features all equal ``mask_value``.
+
+    The output is the input with those steps zeroed, and carries the mask
+    ``any(inputs != mask_value, axis=-1)`` for the layers after it (a recurrent
+    layer then skips the steps).
+
+    Args:
+        mask_value: the value of a padding step's every feature.
+        **kwargs: base layer arguments.
+
+    Example:
+        >>> import numpy as np
+        >>> x = np.array([[[1.0, 2.0], [0.0, 0.0]]], np.float32)
+        >>> Masking().compute_mask(x).numpy()
+        array([[ True, False]])
+    """
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+        self.supports_masking = True
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Tensor:
+        """True where a step has a feature other than ``mask_value``."""
+        return reduce_any(not_equal(convert_to_tensor(inputs), self.mask_value), -1)
+
+    def call(self, inputs: Any) -> Tensor:
+        x = convert_to_tensor(inputs)
+        keep = reduce_any(not_equal(x, self.mask_value), axis=-1, keepdims=True)
+        out = multiply(x, cast(keep, x.dtype))
+        set_keras_mask(out, squeeze(keep, axis=-1))
+        return out
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "mask_value": self.mask_value}

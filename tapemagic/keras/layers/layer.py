@@ -596,6 +596,11 @@ class Layer:
             and t.dtype != self.input_dtype
         ):
             t = cast(t, self.input_dtype)
+        if t is not x and has_masks():
+            # as Keras: the converted input keeps its mask
+            mask = get_keras_mask(x)
+            if mask is not None:
+                set_keras_mask(t, mask)
         return t
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
