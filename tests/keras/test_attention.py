@@ -226,3 +226,13 @@ def test_unsupported_arguments_say_what_to_do():
         layers.MultiHeadAttention(2, 2, attention_axes=(1, 2))
     with pytest.raises(NotImplementedError, match="attention_mask"):
         layers.MultiHeadAttention(2, 2, sliding_window=3)
+
+
+def test_summary_lists_the_scores_as_keras(capsys):
+    inputs = keras.Input((None, 4))
+    out, scores = layers.MultiHeadAttention(2, 3)(
+        inputs, inputs, return_attention_scores=True
+    )
+    keras.Model(inputs, [out, scores]).summary()
+    # Keras 3 prints the same list in its Output Shape column
+    assert "[(None, None, 4), (None, 2, None, None)]" in capsys.readouterr().out

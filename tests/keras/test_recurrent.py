@@ -294,3 +294,11 @@ def test_bad_inputs_say_what_to_do():
         layers.LSTM(2)(np.zeros((1, 3, 2), np.float32), initial_state=[H0[:1, :2]])
     with pytest.raises(NotImplementedError, match="initial_state of the next"):
         layers.GRU(2, stateful=True)
+
+
+def test_summary_lists_the_outputs_as_keras(capsys):
+    inputs = keras.Input((None, 2))
+    seq, h, c = layers.LSTM(3, return_sequences=True, return_state=True)(inputs)
+    keras.Model(inputs, [seq, c]).summary()
+    # Keras 3 prints the same list in its Output Shape column
+    assert "[(None, None, 3), (None, 3), (None, 3)]" in capsys.readouterr().out

@@ -351,19 +351,13 @@ class MultiHeadAttention(Layer):
             self.build(query_shape, value_shape, key_shape)
         self.built = True
         out_shape = self.compute_output_shape(query_shape, value_shape, key_shape)
-        producer = (self, args, kwargs)
         inputs = [v for v in given.values() if isinstance(v, KerasTensor)]
-        output = KerasTensor(out_shape, dtype=self.compute_dtype, producer=producer)
-        if not kwargs.get("return_attention_scores"):
-            self._add_node(inputs, [output])
-            return output
-        heads = (query_shape[0], self.num_heads, query_shape[1], value_shape[1])
-        scores = KerasTensor(heads, dtype=self.compute_dtype, producer=producer)
-        outputs = (output, scores)
-        for each in outputs:
-            each._call_outputs = outputs
-        self._add_node(inputs, list(outputs))
-        return outputs
+        every = [out_shape]
+        if kwargs.get("return_attention_scores"):
+            every.append(
+                (query_shape[0], self.num_heads, query_shape[1], value_shape[1])
+            )
+        return _symbolic_outputs(self, args, kwargs, inputs, every)
 
     def get_config(self) -> dict:
         return {
@@ -405,6 +399,10 @@ def _symbolic_outputs(
         KerasTensor(s, dtype=layer.compute_dtype, producer=producer) for s in shapes
     )
     layer._add_node(inputs, list(outputs))
+    if layer._build_output_shape is None:
+        layer.__dict__["_build_output_shape"] = (
+            shapes[0] if len(shapes) == 1 else list(shapes)
+        )
     if len(outputs) == 1:
         return outputs[0]
     for each in outputs:

@@ -747,7 +747,11 @@ class Layer:
             self._check_input_shape(shape)
             out_shape = self.compute_output_shape(shape)
         if self._build_output_shape is None:
-            self.__dict__["_build_output_shape"] = out_shape
+            # several outputs as Keras' summary lists them
+            several = _several_shapes(out_shape)
+            self.__dict__["_build_output_shape"] = (
+                list(out_shape) if several else out_shape
+            )
         return out_shape
 
     # -- configuration -----------------------------------------------------------------
