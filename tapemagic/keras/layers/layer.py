@@ -146,8 +146,12 @@ class Layer:
     # whether __call__ converts the first input to a tensor before call() sees it
     _convert_input_args = True
 
+    # whether the class defines its own compute_mask (may make a mask from none)
+    _own_compute_mask = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._own_compute_mask = cls.compute_mask is not Layer.compute_mask
         build = cls.__dict__.get("build")
         if build is not None and not getattr(build, "_marks_built", False):
             cls.build = marking_built(build)
@@ -189,9 +193,7 @@ class Layer:
         d["_build_input_shape"] = None
         d["_build_output_shape"] = None
         # as Keras 3: a layer that defines compute_mask supports masking
-        d.setdefault(
-            "_supports_masking", type(self).compute_mask is not Layer.compute_mask
-        )
+        d.setdefault("_supports_masking", self._own_compute_mask)
         if input_shape is None and input_dim is not None:
             input_shape = (input_dim,)
         if batch_input_shape is not None:
@@ -659,9 +661,7 @@ class Layer:
     @property
     def _makes_masks(self) -> bool:
         # a layer whose compute_mask may make a mask from none (Embedding)
-        return (
-            self.supports_masking and type(self).compute_mask is not Layer.compute_mask
-        )
+        return self._own_compute_mask and self.__dict__.get("_supports_masking", False)
 
     def _build_on_call(self, x: Any) -> None:
         shape = _shape_of(x)
