@@ -35,6 +35,30 @@ def _case(name, make, call=None, skip=SKIP, **options):
     return Case(name, make, ((2, 5, 3),), call=call or {}, skip_config=skip, **options)
 
 
+def _custom_cell_rnn(k):
+    class MinimalRNNCell(k.layers.Layer):
+        # the cell of the Keras guide "Working with RNNs"
+        def __init__(self, units, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+            self.state_size = units
+
+        def build(self, input_shape):
+            self.kernel = self.add_weight(
+                shape=(input_shape[-1], self.units), name="kernel"
+            )
+            self.recurrent_kernel = self.add_weight(
+                shape=(self.units, self.units), name="recurrent_kernel"
+            )
+
+        def call(self, inputs, states):
+            h = k.tf.matmul(inputs, self.kernel)
+            output = k.tf.tanh(h + k.tf.matmul(states[0], self.recurrent_kernel))
+            return output, [output]
+
+    return k.layers.RNN(MinimalRNNCell(4), return_sequences=True, go_backwards=True)
+
+
 CASES = [
     _case("simple_rnn", lambda k: k.layers.SimpleRNN(4), second_order=True),
     _case(
@@ -82,6 +106,19 @@ CASES = [
         call={"initial_state": [H0], "mask": MASK},
     ),
     _case("gru_no_bias", lambda k: k.layers.GRU(4, use_bias=False)),
+    _case(
+        "rnn_lstm_cell",
+        lambda k: k.layers.RNN(k.layers.LSTMCell(4), return_state=True),
+        call={"mask": MASK},
+        skip=("cell",),
+    ),
+    _case(
+        "rnn_custom_cell",
+        _custom_cell_rnn,
+        call={"mask": MASK},
+        compare_config=False,
+        second_order=True,
+    ),
     _case(
         "bidirectional_lstm",
         lambda k: k.layers.Bidirectional(k.layers.LSTM(4)),
@@ -184,7 +221,9 @@ def _unseeded(config):
     return config
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.compare_config], ids=lambda c: c.name
+)
 def test_config_as_keras_and_round_trip(case):
     layer = case.make(tapemagic_side())
     config = layer.get_config()
@@ -285,6 +324,8 @@ def test_errors_as_keras(make, error, words):
 
 
 def test_bad_inputs_say_what_to_do():
+    with pytest.raises(ValueError, match="`state_size` attribute"):
+        layers.RNN(layers.Dense(2))
     # Keras fails later, deserializing a Dense with go_backwards
     with pytest.raises(ValueError, match="with a recurrent layer"):
         layers.Bidirectional(layers.Dense(2))

@@ -184,7 +184,6 @@ class _Cell(Layer):
             "kernel_regularizer": None,
             "recurrent_regularizer": None,
             "bias_regularizer": None,
-            "activity_regularizer": None,
             "kernel_constraint": None,
             "recurrent_constraint": None,
             "bias_constraint": None,
@@ -392,7 +391,9 @@ class RNN(Layer):
     """Run a cell over the time axis of ``(batch, steps, features)`` inputs.
 
     Args:
-        cell: a cell (``SimpleRNNCell``, ``LSTMCell``, ``GRUCell``).
+        cell: a cell: ``SimpleRNNCell``, ``LSTMCell``, ``GRUCell``, or a Layer
+            of yours with a ``state_size`` and ``call(inputs, states)`` that
+            returns ``(output, new_states)`` (called once per time step).
         return_sequences: return every step's output ``(batch, steps, units)``,
             not only the last ``(batch, units)``.
         return_state: also return the final states: ``(output, *states)``.
@@ -431,10 +432,10 @@ class RNN(Layer):
                 "pass the final states of one call as initial_state of the next "
                 "(return_state=True)."
             )
-        if not isinstance(cell, _Cell):
+        if not isinstance(cell, Layer) or not hasattr(cell, "state_size"):
             raise ValueError(
-                "Argument `cell` should be a SimpleRNNCell, LSTMCell or GRUCell. "
-                f"Received: cell={cell!r}"
+                "Argument `cell` should have a `call` method and a `state_size` "
+                f"attribute (a Layer, e.g. LSTMCell). Received: cell={cell!r}"
             )
         self.cell = cell
         self.return_sequences = bool(return_sequences)
@@ -483,6 +484,9 @@ class RNN(Layer):
         if self.go_backwards:
             x = _shape.reverse(x, [1])
             keep = None if keep is None else keep[:, ::-1]
+        if not isinstance(cell, _Cell):
+            steps = _shape.unstack(x, axis=1)
+            return self._loop(steps, states, keep, training, own=False)
         rec_mask = None
         if training and 0 < cell.dropout < 1:
             dp = cell._dropout_mask((batch, x.shape[-1]), cell.dropout, x.dtype)
@@ -491,11 +495,26 @@ class RNN(Layer):
             rec_mask = cell._dropout_mask(
                 (batch, self._state_sizes[0]), cell.recurrent_dropout, x.dtype
             )
-        projected = cell._project(x)
+        steps = _shape.unstack(cell._project(x), axis=1)
+        return self._loop(steps, states, keep, rec_mask, own=True)
+
+    def _loop(self, steps: list, states: list, keep: Any, extra: Any, own: bool):
+        """The time loop: one step per time step (of a built-in cell on its
+        projected inputs, with ``extra`` its recurrent dropout mask; of another
+        cell called on the step's inputs, with ``extra`` the training flag)."""
+        cell = self.cell
         outputs = []
         previous = None
-        for t, step_in in enumerate(_shape.unstack(projected, axis=1)):
-            out, new_states = cell._step(step_in, states, rec_mask)
+        for t, step_in in enumerate(steps):
+            if own:
+                out, new_states = cell._step(step_in, states, extra)
+            else:
+                kwargs = {} if extra is None else {"training": extra}
+                # as Keras: the states as a list, also of one
+                out, new_states = cell(step_in, list(states), **kwargs)
+                if not isinstance(new_states, (list, tuple)):
+                    new_states = [new_states]
+                new_states = list(new_states)
             if keep is not None:
                 kept = np.broadcast_to(keep[:, t : t + 1], tuple(out.shape))
                 if self.zero_output_for_mask or previous is None:
@@ -517,7 +536,11 @@ class RNN(Layer):
 
     def _initial_states(self, initial_state: Any, batch: int) -> list:
         if initial_state is None:
-            return self.cell.get_initial_state(batch)
+            if hasattr(self.cell, "get_initial_state"):
+                states = self.cell.get_initial_state(batch)
+                return list(states) if isinstance(states, (list, tuple)) else [states]
+            dtype = np.dtype(self.cell.compute_dtype)
+            return [Tensor(np.zeros((batch, s), dtype)) for s in self._state_sizes]
         given = (
             list(initial_state)
             if isinstance(initial_state, (list, tuple))
@@ -535,7 +558,7 @@ class RNN(Layer):
         self, sequences_shape: Any, initial_state_shape: Any = None
     ) -> Any:
         batch, steps = sequences_shape[0], sequences_shape[1]
-        units = self.cell.output_size
+        units = getattr(self.cell, "output_size", None) or self._state_sizes[0]
         out = (batch, steps, units) if self.return_sequences else (batch, units)
         if self.return_state:
             return (out, *[(batch, s) for s in self._state_sizes])
@@ -549,7 +572,7 @@ class RNN(Layer):
         return output_mask
 
     def get_config(self) -> dict:
-        return {
+        config = {
             **super().get_config(),
             "return_sequences": self.return_sequences,
             "return_state": self.return_state,
@@ -558,6 +581,29 @@ class RNN(Layer):
             "unroll": self.unroll,
             "zero_output_for_mask": self.zero_output_for_mask,
         }
+        if type(self) is RNN:
+            config["cell"] = {
+                "module": "keras.layers",
+                "class_name": type(self.cell).__name__,
+                "config": self.cell.get_config(),
+                "registered_name": None,
+            }
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> Layer:
+        config = dict(config)
+        cell = config.get("cell")
+        if isinstance(cell, dict):
+            cell_class = globals().get(cell["class_name"])
+            if not (isinstance(cell_class, type) and issubclass(cell_class, _Cell)):
+                raise ValueError(
+                    f"Cannot rebuild the cell {cell['class_name']!r} from a config: "
+                    "tapemagic rebuilds SimpleRNNCell, LSTMCell and GRUCell. Make "
+                    "the RNN with your cell, RNN(MyCell(...)), instead."
+                )
+            config["cell"] = cell_class.from_config(cell["config"])
+        return super().from_config(config)
 
 
 _RNN_ARGS = (
@@ -617,11 +663,7 @@ class _CellRNN(RNN):
         cell_config = self.cell.get_config()
         for key in ("name", "trainable", "dtype"):
             cell_config.pop(key)
-        return {**config, **cell_config}
-
-    @classmethod
-    def from_config(cls, config: dict) -> Layer:
-        return super().from_config(config)
+        return {**config, **cell_config, "activity_regularizer": None}
 
 
 class SimpleRNN(_CellRNN):
