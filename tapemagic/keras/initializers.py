@@ -31,6 +31,7 @@ __all__ = [
     "LecunNormal",
     "LecunUniform",
     "Ones",
+    "Orthogonal",
     "RandomNormal",
     "RandomUniform",
     "TruncatedNormal",
@@ -90,6 +91,8 @@ class _Seeded(Initializer):
                 f"{type(seed).__name__}."
             )
         self.seed = _draw_seed() if seed is None else seed
+        # whether the seed was drawn, not given: a copy of the layer draws anew
+        self._drawn_seed = seed is None
 
     def _rng(self) -> np.random.Generator:
         # a fresh generator each call: the same seed gives the same values
@@ -406,6 +409,41 @@ class LecunUniform(VarianceScaling):
         return {"seed": self.seed}
 
 
+class Orthogonal(_Seeded):
+    """A random orthogonal matrix (rows or columns orthonormal), times ``gain``.
+
+    Of a shape of more than two axes, the leading axes are flattened into rows.
+    Keras' default for the recurrent kernels of SimpleRNN, LSTM and GRU.
+
+    Example:
+        >>> w = Orthogonal(seed=0)((3, 3)).numpy()
+        >>> np.allclose(w @ w.T, np.eye(3), atol=1e-6)
+        True
+    """
+
+    def __init__(self, gain: float = 1.0, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.gain = gain
+
+    def __call__(self, shape: Any, dtype: Any = None) -> Tensor:
+        shape = _shape(shape)
+        if len(shape) < 2:
+            raise ValueError(
+                "The tensor to initialize must be at least two-dimensional. "
+                f"Received: shape={shape} of rank {len(shape)}."
+            )
+        rows, cols = math.prod(shape[:-1]), shape[-1]
+        a = self._rng().standard_normal((max(rows, cols), min(rows, cols)))
+        q, r = np.linalg.qr(a)
+        q = q * np.sign(np.diag(r))
+        if rows < cols:
+            q = q.T
+        return Tensor((self.gain * q.reshape(shape)).astype(_np_dtype(dtype)))
+
+    def get_config(self) -> dict:
+        return {"seed": self.seed, "gain": self.gain}
+
+
 _BY_NAME: dict[str, type] = {
     "zeros": Zeros,
     "ones": Ones,
@@ -420,8 +458,11 @@ _BY_NAME: dict[str, type] = {
     "he_uniform": HeUniform,
     "lecun_normal": LecunNormal,
     "lecun_uniform": LecunUniform,
+    "orthogonal": Orthogonal,
 }
 _BY_NAME.update({cls.__name__: cls for cls in list(_BY_NAME.values())})
+# Keras 3's short aliases (Embedding's default is "uniform")
+_BY_NAME.update({"uniform": RandomUniform, "normal": RandomNormal})
 
 
 def get(identifier: Any) -> Any:

@@ -59,6 +59,10 @@ class Case:
             fixed) from an outer tape: TensorFlow's second derivatives.
         compare_config: whether the config is recorded and compared (a model's
             config is Keras' graph, which tapemagic does not write).
+        ints: if not 0, the inputs are int32 indices in ``[0, ints)`` (0 among
+            them, as padding), not differentiated.
+        spread: the inputs are separate arguments (``layer(query, value)``),
+            not one list; so are their shapes to ``compute_output_shape``.
     """
 
     name: str
@@ -69,6 +73,8 @@ class Case:
     skip_config: tuple = ()
     second_order: bool = False
     compare_config: bool = True
+    ints: int = 0
+    spread: bool = False
 
 
 def tapemagic_side() -> SimpleNamespace:
@@ -105,11 +111,17 @@ def _numbers(value: Any) -> Any:
 def run_case(case: Case, side: SimpleNamespace) -> dict:
     """Build, weight and call ``case``'s layer on ``side``; what it gave."""
     rng = np.random.default_rng(case.seed)
-    xs = [rng.standard_normal(s).astype(np.float32) for s in case.shapes]
-    tensors = [side.tf.constant(x) for x in xs]
-    inputs = tensors[0] if len(tensors) == 1 else tensors
+    if case.ints:
+        xs = [rng.integers(0, case.ints, s).astype(np.int32) for s in case.shapes]
+    else:
+        xs = [rng.standard_normal(s).astype(np.float32) for s in case.shapes]
+    all_tensors = [side.tf.constant(x) for x in xs]
+    inputs = all_tensors[0] if len(all_tensors) == 1 else all_tensors
+    args = tuple(all_tensors) if case.spread else (inputs,)
+    # indices are not differentiated
+    tensors = [] if case.ints else all_tensors
     layer = case.make(side)
-    layer(inputs, **case.call)
+    layer(*args, **case.call)
     weights = [
         (rng.standard_normal(tuple(w.shape)) / 2).astype(np.float32)
         for w in layer.weights
@@ -122,11 +134,15 @@ def run_case(case: Case, side: SimpleNamespace) -> dict:
         with side.tf.GradientTape() as tape:
             for t in tensors:
                 tape.watch(t)
-            out = layer(inputs, **case.call)
+            out = layer(*args, **case.call)
             outs = list(out) if isinstance(out, (list, tuple)) else [out]
             rs = [rng.standard_normal(tuple(o.shape)).astype(np.float32) for o in outs]
             loss = side.tf.add_n([side.tf.reduce_sum(o * r) for o, r in zip(outs, rs)])
         grads = tape.gradient(loss, sources)
+        # a gather's gradient is IndexedSlices in TensorFlow: its dense value
+        grads = [
+            side.tf.convert_to_tensor(g) if hasattr(g, "indices") else g for g in grads
+        ]
         if case.second_order:
             us = [
                 rng.standard_normal(tuple(s.shape)).astype(np.float32) for s in sources
@@ -136,9 +152,12 @@ def run_case(case: Case, side: SimpleNamespace) -> dict:
             )
     second = outer.gradient(h, sources) if case.second_order else None
     batchless = [(None,) + tuple(s[1:]) for s in case.shapes]
-    out_shape = layer.compute_output_shape(
-        batchless[0] if len(batchless) == 1 else batchless
-    )
+    if case.spread:
+        out_shape = layer.compute_output_shape(*batchless)
+    else:
+        out_shape = layer.compute_output_shape(
+            batchless[0] if len(batchless) == 1 else batchless
+        )
     config = {}
     if case.compare_config:
         config = {

@@ -261,5 +261,3 @@ def test_bad_arguments_and_inputs_are_explained():
         bn(np.ones((2, 4), np.float32))
     with pytest.raises(ValueError, match="expected ndim=2, found ndim=3"):
         bn(np.ones((2, 2, 3), np.float32))
-    with pytest.raises(NotImplementedError, match="mask"):
-        bn(X, mask=np.ones(4, bool))

@@ -1,6 +1,8 @@
 """``keras.layers``: the Layer base class and the layers course notebooks use."""
 
 from .advanced_activations import ELU, LeakyReLU, PReLU
+from .attention import Attention, MultiHeadAttention
+from .bidirectional import Bidirectional
 from .conv1d import Conv1D, Convolution1D
 from .conv2d_transpose import Conv2DTranspose, Convolution2DTranspose
 from .convolutional import (
@@ -13,6 +15,7 @@ from .convolutional import (
 )
 from .core import Activation, Dense, Dropout, Flatten, ReLU, Softmax
 from .depthwise import DepthwiseConv2D, SeparableConv2D, SeparableConvolution2D
+from .embedding import Embedding, Masking
 from .input_layer import Input, InputLayer
 from .keras_tensor import KerasTensor
 from .lambda_layer import Lambda
@@ -51,6 +54,15 @@ from .pooling import (
     MaxPool1D,
     MaxPooling1D,
 )
+from .recurrent import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+)
 from .reshaping import (
     Cropping1D,
     Cropping2D,
@@ -65,6 +77,17 @@ from .reshaping import (
 from .variable import KerasVariable
 
 __all__ = [
+    "Masking",
+    "Attention",
+    "MultiHeadAttention",
+    "Bidirectional",
+    "SimpleRNNCell",
+    "SimpleRNN",
+    "RNN",
+    "LSTMCell",
+    "LSTM",
+    "GRUCell",
+    "GRU",
     "Activation",
     "Add",
     "Average",
@@ -87,6 +110,7 @@ __all__ = [
     "Dot",
     "Dropout",
     "ELU",
+    "Embedding",
     "Flatten",
     "GlobalAveragePooling1D",
     "GlobalAveragePooling2D",

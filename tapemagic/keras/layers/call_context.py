@@ -103,18 +103,35 @@ def marking_built(build: Any) -> Any:
 
 
 class CallSpec:
-    __slots__ = ("has_training", "training_default")
+    __slots__ = ("has_training", "training_default", "has_mask", "names")
 
-    def __init__(self, has_training: bool, training_default: Any) -> None:
+    def __init__(
+        self,
+        has_training: bool,
+        training_default: Any,
+        has_mask: bool = False,
+        names: tuple = (),
+    ) -> None:
         self.has_training = has_training
         self.training_default = training_default
+        # whether call() takes `mask`: it then receives the mask of its input
+        self.has_mask = has_mask
+        # call()'s parameter names, without self: which `<name>_mask` it takes
+        self.names = names
 
 
 @functools.cache
 def call_spec(cls: type) -> CallSpec:
     params = inspect.signature(cls.call).parameters
+    has_mask = "mask" in params
+    names = tuple(params)[1:]
     # as Keras 3: only a call() that names `training` receives it
     if "training" in params:
         default = params["training"].default
-        return CallSpec(True, None if default is inspect.Parameter.empty else default)
-    return CallSpec(False, None)
+        return CallSpec(
+            True,
+            None if default is inspect.Parameter.empty else default,
+            has_mask,
+            names,
+        )
+    return CallSpec(False, None, has_mask, names)

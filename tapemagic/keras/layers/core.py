@@ -106,6 +106,7 @@ class Dense(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel = None
         self.bias = None
+        self.supports_masking = True
 
     def build(self, input_shape: Any) -> None:
         input_dim = input_shape[-1]
@@ -222,6 +223,7 @@ class Dropout(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         if (
             isinstance(rate, bool)
             or not isinstance(rate, (int, float))
@@ -277,6 +279,7 @@ class Activation(Layer):
 
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.activation = activations.get(activation)
 
     def call(self, inputs: Any) -> Any:
@@ -311,6 +314,7 @@ class ReLU(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         if max_value is not None and max_value < 0.0:
             raise ValueError(
                 "max_value of a ReLU layer cannot be a negative value. Received: "
@@ -360,6 +364,7 @@ class Softmax(Layer):
 
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         self.axis = axis
 
     def call(self, inputs: Any, mask: Any = None) -> Tensor:

@@ -44,6 +44,8 @@ class KerasTensor:
         self._producer = producer
         # the InputLayer that made it, for an input
         self._input_layer: Any = None
+        # all the outputs of the call that made it, when it made several
+        self._call_outputs: tuple | None = None
 
     @property
     def ndim(self) -> int:

@@ -38,6 +38,7 @@ from .call_context import (
     shapes_only,
 )
 from .keras_tensor import KerasTensor, _is_symbolic, _shape_of
+from .masking import get_keras_mask, has_masks, mask_of, set_keras_mask
 from .variable import KerasVariable
 
 __all__ = ["Layer", "shapes_only"]
@@ -50,6 +51,58 @@ __all__ = ["Layer", "shapes_only"]
 # losses, the common case) a call has nothing to clear and `losses` nothing to
 # collect, so neither walks the layers.
 _loss_holders: weakref.WeakSet = weakref.WeakSet()
+
+
+def _is_tensor(value: Any) -> bool:
+    return isinstance(value, (Tensor, Variable, KerasTensor))
+
+
+def _tensor_arguments(spec: Any, args: tuple, kwargs: dict) -> dict:
+    """The call's arguments that are tensors (or lists of them), by name."""
+    found = {}
+    named = list(zip(spec.names, args)) + list(kwargs.items())
+    for name, value in named:
+        if _is_tensor(value) or (
+            isinstance(value, (list, tuple))
+            and value
+            and all(v is None or _is_tensor(v) for v in value)
+            and any(v is not None for v in value)
+        ):
+            found[name] = value
+    return found
+
+
+def _give_masks(spec: Any, args: tuple, kwargs: dict) -> None:
+    """Keras 3's rule: a call of one tensor argument gets its mask as ``mask``;
+    a call of several gets each one's mask as ``<name>_mask`` where call() has
+    that parameter (MultiHeadAttention's ``query_mask``), and no ``mask``."""
+    tensors = _tensor_arguments(spec, args, kwargs)
+    if len(tensors) <= 1:
+        if spec.has_mask and kwargs.get("mask") is None:
+            mask = mask_of(args[0])
+            if _any_mask(mask):
+                kwargs["mask"] = mask
+        return
+    for name, value in tensors.items():
+        key = f"{name}_mask"
+        if key in spec.names and kwargs.get(key) is None:
+            mask = mask_of(value)
+            if _any_mask(mask):
+                kwargs[key] = mask
+
+
+def _several_shapes(shape: Any) -> bool:
+    return (
+        isinstance(shape, (list, tuple))
+        and len(shape) > 0
+        and all(isinstance(s, (list, tuple)) for s in shape)
+    )
+
+
+def _any_mask(mask: Any) -> bool:
+    if isinstance(mask, list):
+        return any(m is not None for m in mask)
+    return mask is not None
 
 
 # -- the base class --------------------------------------------------------------------
@@ -93,8 +146,12 @@ class Layer:
     # whether __call__ converts the first input to a tensor before call() sees it
     _convert_input_args = True
 
+    # whether the class defines its own compute_mask (may make a mask from none)
+    _own_compute_mask = False
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        cls._own_compute_mask = cls.compute_mask is not Layer.compute_mask
         build = cls.__dict__.get("build")
         if build is not None and not getattr(build, "_marks_built", False):
             cls.build = marking_built(build)
@@ -135,6 +192,8 @@ class Layer:
         d["built"] = False
         d["_build_input_shape"] = None
         d["_build_output_shape"] = None
+        # as Keras 3: a layer that defines compute_mask supports masking
+        d.setdefault("_supports_masking", self._own_compute_mask)
         if input_shape is None and input_dim is not None:
             input_shape = (input_dim,)
         if batch_input_shape is not None:
@@ -456,6 +515,36 @@ class Layer:
             variable.assign(value.astype(array_of(variable).dtype))
 
     # -- building and calling ----------------------------------------------------------
+    # -- masks -------------------------------------------------------------------------
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer attaches ``compute_mask``'s mask to its output.
+
+        A layer that does not support masking drops the mask of its input (with
+        Keras' warning); the layers after it see none.
+        """
+        return self.__dict__.get("_supports_masking", False)
+
+    @supports_masking.setter
+    def supports_masking(self, value: bool) -> None:
+        self.__dict__["_supports_masking"] = bool(value)
+
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The mask of the output: the input's, unchanged (subclasses override)."""
+        return previous_mask
+
+    def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        flat = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        if all(get_keras_mask(o) is not None for o in flat):
+            return
+        masks = self.compute_mask(inputs, previous_mask)
+        if masks is None:
+            return
+        masks = list(masks) if isinstance(masks, (list, tuple)) else [masks]
+        for tensor, mask in zip(flat, masks):
+            if mask is not None and get_keras_mask(tensor) is None:
+                set_keras_mask(tensor, mask)
+
     def build(self, input_shape: Any) -> None:
         """Create the weights for inputs of ``input_shape`` (subclasses override)."""
         self.built = True
@@ -509,6 +598,11 @@ class Layer:
             and t.dtype != self.input_dtype
         ):
             t = cast(t, self.input_dtype)
+        if t is not x and has_masks():
+            # as Keras: the converted input keeps its mask
+            mask = get_keras_mask(x)
+            if mask is not None:
+                set_keras_mask(t, mask)
         return t
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -522,6 +616,15 @@ class Layer:
             args = (kwargs.pop("inputs"),)
         if _is_symbolic(args[0]):
             return self._symbolic_call(*args, **kwargs)
+        spec = call_spec(type(self))
+        # masks are looked for only where some tensor has one, or a layer makes one
+        masking = has_masks() or self._makes_masks
+        previous_mask = None
+        if masking:
+            previous_mask = kwargs.get("mask")
+            if previous_mask is None:
+                previous_mask = mask_of(args[0])
+            _give_masks(spec, args, kwargs)
         if self._convert_input_args:
             args = (self._convert_input(args[0]),) + args[1:]
         if not call_state.frames:
@@ -536,12 +639,29 @@ class Layer:
             self._check_input_shape(_shape_of(args[0]))
             if not self.built:
                 self._build_on_call(args[0])
-            if call_spec(type(self)).has_training and training is not None:
+            if spec.has_training and training is not None:
                 kwargs["training"] = training
             outputs = self.call(*args, **kwargs)
+        if masking:
+            if self.supports_masking:
+                self._set_mask_metadata(args[0], outputs, previous_mask)
+            elif _any_mask(previous_mask):
+                warnings.warn(
+                    f"Layer '{self.name}' (of type {type(self).__name__}) was passed "
+                    "an input with a mask attached to it. However, this layer does "
+                    "not support masking and will therefore destroy the mask "
+                    "information. Downstream layers will not see the mask.",
+                    UserWarning,
+                    stacklevel=2,
+                )
         if self._build_output_shape is None:
             self.__dict__["_build_output_shape"] = _shape_of(outputs)
         return outputs
+
+    @property
+    def _makes_masks(self) -> bool:
+        # a layer whose compute_mask may make a mask from none (Embedding)
+        return self._own_compute_mask and self.__dict__.get("_supports_masking", False)
 
     def _build_on_call(self, x: Any) -> None:
         shape = _shape_of(x)
@@ -565,9 +685,19 @@ class Layer:
                 "mix of KerasTensors and other values."
             )
         out_shape = self._build_symbolic(shape)
-        output = KerasTensor(
-            out_shape, dtype=self.compute_dtype, producer=(self, args, kwargs)
-        )
+        producer = (self, args, kwargs)
+        if _several_shapes(out_shape):
+            # several outputs of one call (an RNN's output and states): each
+            # knows them all, so a model runs the call once for all of them
+            outputs = tuple(
+                KerasTensor(s, dtype=self.compute_dtype, producer=producer)
+                for s in out_shape
+            )
+            for output in outputs:
+                output._call_outputs = outputs
+            self._add_node(inputs, list(outputs))
+            return outputs
+        output = KerasTensor(out_shape, dtype=self.compute_dtype, producer=producer)
         self._add_node(inputs, [output])
         return output
 
@@ -617,7 +747,11 @@ class Layer:
             self._check_input_shape(shape)
             out_shape = self.compute_output_shape(shape)
         if self._build_output_shape is None:
-            self.__dict__["_build_output_shape"] = out_shape
+            # several outputs as Keras' summary lists them
+            several = _several_shapes(out_shape)
+            self.__dict__["_build_output_shape"] = (
+                list(out_shape) if several else out_shape
+            )
         return out_shape
 
     # -- configuration -----------------------------------------------------------------

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...engine.ops import nn as _nn
-from ...engine.ops.math import cast
-from ...engine.ops.shape import reshape
-from ...engine.tensor import Tensor
-from .. import initializers
+from ...engine.ops.math import cast, where
+from ...engine.ops.reduce import reduce_sum
+from ...engine.ops.shape import reshape, squeeze
+from ...engine.tensor import Tensor, array_of, convert_to_tensor
+from .. import backend, initializers
 from .core import _float_input, _incompatible, _no_regularizers
 from .layer import Layer
 
@@ -81,6 +84,7 @@ class BatchNormalization(Layer):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True
         _no_regularizers(
             "BatchNormalization",
             beta_regularizer=beta_regularizer,
@@ -168,11 +172,6 @@ class BatchNormalization(Layer):
             )
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Tensor:
-        if mask is not None:
-            raise NotImplementedError(
-                f"BatchNormalization {self.name!r} was given a mask; masked batch "
-                "statistics are not supported by tapemagic. Call it without mask."
-            )
         x = _float_input(inputs, self.compute_dtype)
         if x.dtype != self.compute_dtype:
             x = cast(x, self.compute_dtype)
@@ -180,7 +179,10 @@ class BatchNormalization(Layer):
         axis = self.axis % ndim
         if training and self.trainable:
             reduction_axes = [a for a in range(ndim) if a != axis]
-            mean, variance = _nn.moments(x, axes=reduction_axes)
+            if mask is None:
+                mean, variance = _nn.moments(x, axes=reduction_axes)
+            else:
+                mean, variance = _masked_moments(x, mask, reduction_axes)
             # assignments, not ops: a tape does not follow them (as in TensorFlow)
             self.moving_mean.assign(
                 self.moving_mean * self.momentum + mean * (1.0 - self.momentum)
@@ -201,3 +203,19 @@ class BatchNormalization(Layer):
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         return input_shape
+
+
+def _masked_moments(x: Tensor, mask: Any, axes: list) -> tuple:
+    """The mean and variance over ``axes`` of the steps the mask keeps, as
+    Keras 3's BatchNormalization computes them."""
+    keep = np.asarray(array_of(convert_to_tensor(mask)), bool)
+    keep = np.broadcast_to(keep[..., None], tuple(x.shape))
+    dtype = x.dtype.name
+    zero = np.zeros((), dtype)
+    total = reduce_sum(where(keep, x, zero), axis=axes, keepdims=True)
+    count = np.sum(keep, axis=tuple(axes), keepdims=True).astype(dtype)
+    count = count + np.asarray(backend.epsilon(), dtype)
+    mean = total / count
+    difference = where(keep, x - mean, zero)
+    variance = reduce_sum(difference * difference, axis=axes, keepdims=True) / count
+    return squeeze(mean), squeeze(variance)

@@ -145,7 +145,12 @@ class Functional(Model, functional=True):
             call_kwargs = {k: resolve(v) for k, v in kwargs.items()}
             if training is not None:
                 call_kwargs["training"] = training
-            values[id(output)] = layer(*[resolve(a) for a in args], **call_kwargs)
+            result = layer(*[resolve(a) for a in args], **call_kwargs)
+            if output._call_outputs is None:
+                values[id(output)] = result
+            else:
+                for each, value in zip(output._call_outputs, result):
+                    values[id(each)] = value
         results = [values[id(t)] for t in self._outputs]
         # as Keras: a list of one output gives the tensor itself
         return results[0] if len(results) == 1 else results
@@ -271,7 +276,9 @@ def _topological_nodes(inputs: list, outputs: list) -> list[tuple]:
         layer, args, kwargs = tensor._producer
         for arg in list(args) + list(kwargs.values()):
             visit(arg)
-        done.add(id(tensor))
+        # a call of several outputs is one node, for all of them
+        for each in tensor._call_outputs or (tensor,):
+            done.add(id(each))
         nodes.append((layer, args, kwargs, tensor))
 
     for output in outputs:
