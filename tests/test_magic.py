@@ -707,14 +707,15 @@ def test_a_traced_function_first_called_inside_a_tape_cell_traces_there(ip):
     assert ip.user_ns["predict2"].experimental_get_tracing_count() == 1
 
 
-def test_tape_explain_prints_a_code_page_and_lists_the_codes(ip):
+def test_tape_explain_prints_a_code_page_and_lists_the_codes(ip, monkeypatch):
+    monkeypatch.setenv("TAPEMAGIC_DOCS_URL", "https://example.org/docs")
     result, captured = run(ip, "%tape --explain TM003")
     assert result.success
     (output,) = captured.outputs  # displayed: Markdown in a notebook, text here
     text = output.data["text/plain"]
     assert text.startswith("# TM003: the target given to the gradient call is")
     assert "## What you see" in text and "## The fix" in text
-    assert text.endswith("causes/TM003.html")
+    assert text.endswith("On the site: https://example.org/docs/causes/TM003.html")
     result, captured = run(ip, "%tape --explain")
     assert result.success
     (output,) = captured.outputs

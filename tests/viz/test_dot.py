@@ -521,7 +521,9 @@ def test_labels_are_escaped_in_the_dot_text():
         # Tooltips are plain quoted DOT strings: markup there is only text,
         # and a quote is escaped.
         assert 'tooltip="<img src=x onerror=alert(1)>: float32"' in source
-        assert 'tooltip="\\"];evil[: float32"' in source
+        # (the unwatched source carries its finding, code first, quotes escaped)
+        assert 'tooltip="\\"];evil[: float32\\nTM004: ' in source
+        assert '&amp; \\"quoted\\""' in source
         if collapse:  # the code of line 3 is in its group's label
             assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in source
     nodes, _, _ = parse_dot(to_dot(evil_graph(), (EVIL_FINDING,)).source)
